@@ -1,0 +1,36 @@
+"""plrv: exact verification of privacy guarantees of small, finite mechanisms.
+
+The public API: exact numbers (:mod:`verifier.exact`), distributions, mechanisms, data
+models, background knowledge, the privacy loss, and the checks. Everything is exact: gmpy2
+rationals in, exact rationals (or ``A − C·e^ε``) out.
+
+>>> from verifier import randomized_response, check_dp
+>>> str(check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, delta="0").epsilon)
+'ln(3)'
+"""
+
+from .budget import Budget
+from .check import NOTIONS, Report, check_notions, check_partial
+from .data import DataModel, explicit, iid, independent
+from .distribution import BOTTOM, Dist
+from .dp import check_dp
+from .errors import (BudgetExceeded, InvalidArgument, InvalidDistribution, InvalidNumber,
+                     NullEvent, SpecError, UnknownName, VerifierError)
+from .exact import Delta, Epsilon, parse_epsilon, rational
+from .knowledge import Knowledge, knowledge, known_indices, no_knowledge
+from .loss import Loss, PrivacyLoss, privacy_loss
+from .mechanisms import (Mechanism, count, geometric_count, identity, mean_query, mechanism,
+                         randomized_response, sum_query, threshold_count)
+from .result import NotionResult
+from .spec import Spec, load_spec, parse_spec, run_spec
+
+__all__ = [
+    "Budget", "NOTIONS", "Report", "check_notions", "check_partial", "DataModel", "explicit",
+    "iid", "independent", "BOTTOM", "Dist", "check_dp", "BudgetExceeded", "InvalidArgument",
+    "InvalidDistribution", "InvalidNumber", "NullEvent", "SpecError", "UnknownName",
+    "VerifierError", "Delta", "Epsilon", "parse_epsilon", "rational", "Knowledge", "knowledge",
+    "known_indices", "no_knowledge", "Loss", "PrivacyLoss", "privacy_loss", "Mechanism",
+    "count", "geometric_count", "identity", "mean_query", "mechanism", "randomized_response",
+    "sum_query", "threshold_count", "NotionResult", "Spec", "load_spec", "parse_spec",
+    "run_spec",
+]

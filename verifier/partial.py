@@ -1,0 +1,169 @@
+"""Privacy against attackers with partial knowledge: APK-DP, PPK-DP and noiseless privacy.
+
+For a joint table of θ, ζ, target ``i`` and an ordered pair ``a ≠ b`` (seed 003 §4;
+REFERENCE.md §2–3), with ``m(O, B) = max(0, 1 − e^ε / r(O, B))`` and ``r`` the PLRV ratio of
+Definition 5:
+
+* ``APK_{i,a,b,B̂}(ε) = E_{D ~ θ | D(i)=a, ζ(D)=B̂, O ~ M(D)}[m(O, B̂)]`` (Definition 6): the
+  active attacker chooses the background value; the notion's δ is the worst over ``B̂``;
+* ``PPK_{i,a,b}(ε) = E_{D ~ θ | D(i)=a, O ~ M(D), B ~ ζ(D)}[m(O, B)]`` (Definition 7, with
+  ``e^{ε − L}``): the passive attacker's background value is drawn with the data;
+* noiseless privacy (Definition 3) conditions on ``D(i)`` alone: APK and PPK with ζ summed out.
+
+Definition 5's conventions: if ``P[D(i)=a, ζ=B] = 0`` or ``P[D(i)=b, ζ=B] = 0`` the loss is 0
+(an impossible background value for ``a`` carries no mass; one impossible for ``b`` makes every
+output's loss 0); else ``−∞`` where ``P[O | a, B] = 0`` and ``+∞`` where ``P[O | b, B] = 0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import permutations
+
+from gmpy2 import mpq
+
+from .budget import Budget
+from .data import DataModel
+from .errors import InvalidArgument
+from .exact import Delta, Epsilon
+from .joint import JointTable
+from .knowledge import NOTHING, Knowledge
+from .loss import Loss, LossKind, PrivacyLoss
+from .result import Case
+
+__all__ = ["ordered_pairs", "apk_cases", "ppk_case", "Table", "background_rows"]
+
+
+def ordered_pairs(values: Sequence[Hashable], pairs: Sequence | None = None
+                  ) -> tuple[tuple[Hashable, Hashable], ...]:
+    """All ordered pairs of distinct values, or the given pairs checked against the domain.
+
+    A given pair ``(a, b)`` is taken in both directions: both count (REFERENCE.md §3).
+    """
+    if pairs is None:
+        return tuple(permutations(values, 2))
+    out = []
+    for pair in pairs:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise InvalidArgument(f"pair {pair!r} is not a pair of values [a, b]")
+        a, b = pair
+        for v in (a, b):
+            if v not in values:
+                raise InvalidArgument(f"pair value {v!r} is not in values = {list(values)!r}")
+        if a == b:
+            raise InvalidArgument(f"pair [{a!r}, {b!r}] compares a value with itself")
+        out += [(a, b), (b, a)]
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class Table:
+    """A joint table with the model, knowledge and engine it came from (for labels)."""
+
+    model: int
+    knowledge: int
+    table: JointTable
+    engine: str
+
+    def label(self, **extra) -> dict:
+        out = {"model": self.model, "knowledge": self.knowledge, "target": self.table.target}
+        out.update(extra)
+        return out
+
+
+def _background_losses(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
+                       ) -> list[tuple[Hashable, mpq, Loss]] | None:
+    """``(O, P[O | a, B], L(O, B))`` for every output, or None if ``P[a, B] = 0``."""
+    p = jt.conditional(a, bg)
+    if p is None:
+        return None
+    q = jt.conditional(b, bg)
+    if q is None:  # condition 1: b impossible with this background, L = 0
+        return [(o, w, Loss(LossKind.UNDEFINED)) for o, w in p.items()]
+    outs = list(p.support) + [o for o in q.support if o not in p]
+    return [(o, p[o], Loss.of(p[o], q[o])) for o in outs]
+
+
+def apk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
+    """One case per ordered pair and possible background value ``B̂`` (Definition 6)."""
+    jt = t.table
+    for a, b in pairs:
+        for bg in jt.backgrounds():
+            rows = _background_losses(jt, a, b, bg)
+            if rows is None:
+                continue
+            yield Case(t.label(values=[a, b], background=bg),
+                       PrivacyLoss.from_pairs((loss, w) for _, w, loss in rows),
+                       lambda rows=rows: [(o, loss) for o, _, loss in rows])
+
+
+def ppk_case(t: Table, a: Hashable, b: Hashable) -> Case | None:
+    """The PPK case of the pair ``(a, b)`` (Definition 7), or None if ``P[D(i)=a] = 0``.
+
+    Its loss is the mixture over ``B ~ ζ(D) | D(i)=a`` of the APK losses: the exact form of
+    Theorem 1 / Lemma 4, ``PPK_{i,a,b} = Σ_B P[ζ(D)=B | D(i)=a] · APK_{i,a,b,B}``.
+    """
+    jt = t.table
+    pa = jt.p_value(a)
+    if pa == 0:
+        return None
+    rows = []
+    for bg in jt.backgrounds():
+        losses = _background_losses(jt, a, b, bg)
+        if losses is None:
+            continue
+        weight = jt.p_background(a, bg) / pa
+        rows += [(o if bg == NOTHING else (bg, o), weight * w, loss) for o, w, loss in losses]
+    return Case(t.label(values=[a, b]),
+                PrivacyLoss.from_pairs((loss, w) for _, w, loss in rows),
+                lambda rows=rows: [(key, loss) for key, _, loss in rows])
+
+
+def ppk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
+    for a, b in pairs:
+        case = ppk_case(t, a, b)
+        if case is not None:
+            yield case
+
+
+def background_rows(tables: Sequence[Table], pairs: Sequence[tuple], eps: Epsilon,
+                    delta: mpq) -> tuple[dict, ...]:
+    """APK δ at ε for each background value: worst over the pairs, with ``P[ζ(D) = B̂]``."""
+    rows = []
+    for t in tables:
+        jt = t.table
+        for bg in jt.backgrounds():
+            worst: tuple[Delta, tuple] | None = None
+            for a, b in pairs:
+                losses = _background_losses(jt, a, b, bg)
+                if losses is None:
+                    continue
+                d = PrivacyLoss.from_pairs((loss, w) for _, w, loss in losses).delta(eps)
+                if worst is None or d.compare(worst[0]) > 0:
+                    worst = (d, (a, b))
+            if worst is None:
+                continue
+            p_bg = sum((jt.p_background(v, bg) for v in jt.values), mpq(0))
+            rows.append(t.label(background=bg, probability=p_bg, delta=worst[0],
+                                values=list(worst[1]), holds=worst[0].compare(delta) <= 0))
+    return tuple(rows)
+
+
+def tables_for(models: Sequence[DataModel], knowledges: Sequence[Knowledge], mech,
+               targets: Sequence[int], budget: Budget | None, build) -> list[Table]:
+    """Joint tables for every θ ∈ Θ, ζ ∈ Z and target, via ``build`` (an engine)."""
+    if not models:
+        raise InvalidArgument("the family Θ of data models is empty")
+    if not knowledges:
+        raise InvalidArgument("the family Z of background knowledge is empty")
+    out = []
+    for k, data in enumerate(models):
+        for z, know in enumerate(knowledges):
+            know.check_against(data.n, targets)
+            tables, engine = build(data, mech, know, targets, budget)
+            out += [Table(k, z, tables[i], engine) for i in targets]
+    return out
+
+
+__all__ += ["ppk_cases", "tables_for"]

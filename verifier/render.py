@@ -1,0 +1,85 @@
+"""Turning results into JSON-ready values and human-readable text (display only).
+
+Exact values are written as exact strings (``"7/64"``, ``"ln(3)"``, ``"1/3 - 1/9*exp(1/2)"``);
+decimals appear only beside them, labelled as approximations, and are certified truncations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from gmpy2 import mpq
+
+from .distribution import Bottom
+from .exact import Delta, Epsilon, format_rational
+from .result import NotionResult
+
+__all__ = ["jsonable", "result_json", "show_value", "show_delta", "show_epsilon", "short"]
+
+LONG = 60  # exact strings longer than this are summarised in human output
+
+
+def jsonable(value: object) -> object:
+    """A JSON-ready form of an outcome, background value or exact number."""
+    if isinstance(value, Bottom):
+        return "⊥"
+    if isinstance(value, (Delta, Epsilon)):
+        return str(value)
+    if isinstance(value, type(mpq(0))):
+        return format_rational(value)
+    if isinstance(value, (tuple, list)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, frozenset):
+        return sorted((jsonable(v) for v in value), key=repr)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    return repr(value)
+
+
+def result_json(r: NotionResult, engine: str | None = None) -> dict:
+    """One notion's result: exact strings, verdict, witness, and labelled approximations."""
+    out = {
+        "delta": str(r.delta),
+        "epsilon": str(r.epsilon),
+        "holds": r.holds,
+        "witness": jsonable(r.witness),
+        "query": {"epsilon": str(r.query_epsilon), "delta": format_rational(r.query_delta)},
+        "approx": {"delta": r.delta.approx(), "epsilon": r.epsilon.approx()},
+        "cases": r.cases,
+    }
+    if engine:
+        out["engine"] = engine
+    if r.details:
+        out["backgrounds"] = [
+            {k: jsonable(v) for k, v in row.items()} for row in r.details
+        ]
+    return out
+
+
+def short(text: str) -> str:
+    """An exact string, or its length when it is too long to read."""
+    if len(text) <= LONG:
+        return text
+    return f"<{len(text)} characters; --json has it in full>"
+
+
+def show_value(value: Hashable) -> str:
+    if isinstance(value, tuple):
+        return "(" + ", ".join(show_value(v) for v in value) + ")"
+    if isinstance(value, type(mpq(0))):
+        return format_rational(value)
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def show_delta(d: Delta) -> str:
+    text = str(d)
+    approx = d.approx()
+    return text if text == approx else f"{short(text)}  ≈ {approx}"
+
+
+def show_epsilon(e: Epsilon) -> str:
+    text = str(e)
+    approx = e.approx()
+    return text if text == approx else f"{short(text)}  ≈ {approx}"

@@ -1,0 +1,219 @@
+"""Spec files (TOML): what to check, read into the objects of the public API.
+
+Tables and keys (every key checked by name; an unknown key is an error)::
+
+    [data]        records, values, and for the partial-knowledge notions a data model:
+                  prior (i.i.d.), priors (one per record) or support + weights (explicit)
+    [mechanism]   kind and its parameters (see verifier.mechanisms.MECHANISM_KINDS)
+    [attacker]    target (index, list or "all"), known (indices) or knowledge
+                  ("module:function"), pairs (optional list of [a, b])
+    [query]       epsilon, delta, notions
+    [limits]      databases (the enumeration budget), engine
+
+Every problem is reported as a :class:`SpecError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .budget import Budget
+from .check import NOTIONS, Report, check_notions
+from .data import DataModel, check_domain, check_records, explicit, iid, independent
+from .distribution import Dist
+from .engines import ENGINES
+from .errors import SpecError, VerifierError
+from .exact import Epsilon, parse_epsilon, probability
+from .joint import check_targets
+from .knowledge import Knowledge, known_indices, knowledge, no_knowledge
+from .mechanisms import Mechanism, build_mechanism, load_function
+from .partial import ordered_pairs
+
+__all__ = ["Spec", "load_spec", "parse_spec", "run_spec"]
+
+_TABLES = {
+    "data": {"records", "values", "prior", "priors", "support", "weights"},
+    "mechanism": None,  # checked by the mechanism builder
+    "attacker": {"target", "known", "knowledge", "pairs"},
+    "query": {"epsilon", "delta", "notions"},
+    "limits": {"databases", "engine"},
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed spec: everything :func:`verifier.check.check_notions` needs."""
+
+    path: str | None
+    values: tuple
+    records: int
+    model: DataModel | None
+    mechanism: Mechanism
+    knowledge: Knowledge
+    targets: object
+    pairs: tuple | None
+    epsilon: Epsilon
+    delta: object
+    notions: tuple[str, ...]
+    budget: Budget
+    engine: str
+
+
+class _Reader:
+    """Reads keys of one spec, turning every library error into a SpecError at that key."""
+
+    def __init__(self, raw: Mapping, file: str | None):
+        self.raw = raw
+        self.file = file
+
+    def fail(self, key: str, message: str) -> SpecError:
+        return SpecError(message, file=self.file, key=key)
+
+    def table(self, name: str, required: bool = True) -> dict:
+        if name not in self.raw:
+            if required:
+                raise self.fail(f"[{name}]", "this table is missing")
+            return {}
+        value = self.raw[name]
+        if not isinstance(value, dict):
+            raise self.fail(name, "must be a table")
+        allowed = _TABLES[name]
+        if allowed is not None:
+            for key in value:
+                if key not in allowed:
+                    raise self.fail(f"{name}.{key}",
+                                    f"unknown key; {name} takes {', '.join(sorted(allowed))}")
+        return value
+
+    def get(self, key: str, read: Callable, value: object):
+        try:
+            return read(value)
+        except VerifierError as exc:
+            raise self.fail(key, str(exc)) from None
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and check a spec file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(f"cannot read the file ({exc.strerror})", file=str(path)) from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"not valid TOML: {exc}", file=str(path)) from None
+    return parse_spec(raw, file=str(path), search_dir=p.resolve().parent)
+
+
+def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None = None) -> Spec:
+    """Check a spec already read into a mapping (as from ``tomllib``)."""
+    r = _Reader(raw, file)
+    for name in raw:
+        if name not in _TABLES:
+            raise r.fail(f"[{name}]", f"unknown table; known: {', '.join(_TABLES)}")
+    data, mech_t = r.table("data"), r.table("mechanism")
+    attacker, query, limits = r.table("attacker", False), r.table("query"), r.table("limits", False)
+
+    if "values" not in data:
+        raise r.fail("data.values", "missing: list the values a record can take")
+    values = r.get("data.values", check_domain, data["values"])
+    if "records" not in data:
+        raise r.fail("data.records", "missing: the number of records n")
+    n = r.get("data.records", check_records, data["records"])
+    model = _read_model(r, data, values, n)
+
+    mech_t = dict(mech_t)
+    if "kind" not in mech_t:
+        raise r.fail("mechanism.kind", "missing: name the mechanism kind")
+    kind = mech_t.pop("kind")
+    mech = r.get(f"mechanism ({kind})",
+                 lambda p: build_mechanism(kind, p, values, search_dir), mech_t)
+
+    know = _read_knowledge(r, attacker, n, search_dir)
+    targets = attacker.get("target", "all")
+    pairs = attacker.get("pairs")
+    if pairs is not None:
+        if not isinstance(pairs, list) or not all(isinstance(x, list) for x in pairs):
+            raise r.fail("attacker.pairs", f"{pairs!r} is not a list of [a, b] pairs")
+        r.get("attacker.pairs", lambda p: ordered_pairs(values, p), pairs)
+        pairs = tuple(tuple(x) for x in pairs)
+
+    target_idx = r.get("attacker.target", lambda t: check_targets(t, n), targets)
+    r.get("attacker.target", lambda k: k.check_against(n, target_idx), know)
+
+    if "epsilon" not in query:
+        raise r.fail("query.epsilon", 'missing: the claimed ε, e.g. "ln(2)"')
+    eps = r.get("query.epsilon", parse_epsilon, query["epsilon"])
+    delta = r.get("query.delta", lambda d: probability(d, "delta"), query.get("delta", "0"))
+    notions = query.get("notions", ["dp"])
+    if not isinstance(notions, list) or not notions:
+        raise r.fail("query.notions", f"{notions!r} is not a non-empty list of notions")
+    for notion in notions:
+        if notion not in NOTIONS:
+            raise r.fail("query.notions",
+                         f"unknown notion {notion!r}; known notions: {', '.join(NOTIONS)}")
+        if notion != "dp" and model is None:
+            raise r.fail("data.prior", f"notion {notion!r} needs a data model: give prior, "
+                                       f"priors, or support and weights")
+
+    budget = r.get("limits.databases", lambda b: Budget(b) if b is not None else Budget(),
+                   limits.get("databases"))
+    engine = limits.get("engine", "auto")
+    if engine not in ENGINES:
+        raise r.fail("limits.engine", f"{engine!r} is not one of {', '.join(ENGINES)}")
+    return Spec(file, values, n, model, mech, know, targets, pairs, eps, delta,
+                tuple(notions), budget, engine)
+
+
+def _read_model(r: _Reader, data: dict, values: tuple, n: int) -> DataModel | None:
+    given = [k for k in ("prior", "priors", "support") if k in data]
+    if len(given) > 1:
+        raise r.fail(f"data.{given[1]}", f"give only one of prior, priors, support (got "
+                                         f"{', '.join(given)})")
+    if "weights" in data and "support" not in data:
+        raise r.fail("data.weights", "weights go with support (an explicit distribution)")
+    if "prior" in data:
+        return r.get("data.prior", lambda w: iid(w, values, n), data["prior"])
+    if "priors" in data:
+        priors = data["priors"]
+        model = r.get("data.priors", lambda p: independent(p, values), priors)
+        if model.n != n:
+            raise r.fail("data.priors", f"has {model.n} priors for records = {n}")
+        return model
+    if "support" in data:
+        support, weights = data["support"], data.get("weights")
+        if not isinstance(support, list) or not isinstance(weights, list) or \
+                len(support) != len(weights):
+            raise r.fail("data.weights", "support and weights must be lists of equal length")
+        dbs = [tuple(db) if isinstance(db, list) else db for db in support]
+        dist = r.get("data.weights", lambda w: Dist(zip(dbs, w), name="weights"), weights)
+        model = r.get("data.support", lambda d: explicit(d, values), dist)
+        if model.n != n:
+            raise r.fail("data.support", f"databases have {model.n} records, not records = {n}")
+        return model
+    return None
+
+
+def _read_knowledge(r: _Reader, attacker: dict, n: int, search_dir: Path | None) -> Knowledge:
+    if "known" in attacker and "knowledge" in attacker:
+        raise r.fail("attacker.knowledge", "give either known or knowledge, not both")
+    if "known" in attacker:
+        return r.get("attacker.known", known_indices, attacker["known"])
+    if "knowledge" in attacker:
+        f = r.get("attacker.knowledge",
+                  lambda ref: load_function(ref, search_dir=search_dir, name="knowledge"),
+                  attacker["knowledge"])
+        return knowledge(f)
+    return no_knowledge()
+
+
+def run_spec(spec: Spec) -> Report:
+    """Run every notion the spec asks for."""
+    return check_notions(spec.mechanism, values=spec.values, records=spec.records,
+                         models=spec.model, knowledge=spec.knowledge, targets=spec.targets,
+                         pairs=spec.pairs, epsilon=spec.epsilon, delta=spec.delta,
+                         notions=spec.notions, budget=spec.budget, engine=spec.engine)
