@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cmp_to_key
+
 from rich.console import Console
 from rich.table import Table
 
@@ -19,8 +21,14 @@ _NAMES = {
 }
 
 
+MAX_ROWS = 12  # background values shown; --json carries all of them
+
+
 def print_report(spec: Spec, report: Report, console: Console | None = None) -> None:
-    console = console or Console(highlight=False)
+    if console is None:
+        console = Console(highlight=False)
+        if not console.is_terminal:
+            console = Console(highlight=False, width=120)
     console.print(f"[bold]mechanism[/]  {spec.mechanism.describe()}")
     if spec.model is not None:
         console.print(f"[bold]data[/]       {spec.model.describe()}")
@@ -55,12 +63,14 @@ def print_report(spec: Spec, report: Report, console: Console | None = None) -> 
     apk = report.results.get("apkdp")
     if apk is not None and apk.details:
         ppk = report.results.get("ppkdp")
-        bt = Table(title="APK δ at ε per background value (the active attacker picks one)")
+        bt = Table(title="APK δ at ε per background value, largest first (the active "
+                         "attacker picks one)")
         for col in ("target", "background B̂", "P[ζ(D) = B̂]", "pair (a, b)", "APK δ", "≤ δ?"):
             bt.add_column(col)
         if ppk is not None:
             bt.add_column("vs PPK δ")
-        for row in apk.details:
+        rows = sorted(apk.details, key=cmp_to_key(lambda x, y: y["delta"].compare(x["delta"])))
+        for row in rows[:MAX_ROWS]:
             cells = [str(row["target"]), show_value(row["background"]),
                      str(row["probability"]), show_value(tuple(row["values"])),
                      show_delta(row["delta"]), "yes" if row["holds"] else "[red]no[/]"]
@@ -69,6 +79,9 @@ def print_report(spec: Spec, report: Report, console: Console | None = None) -> 
                 cells.append({1: "above", 0: "equal", -1: "below"}[c])
             bt.add_row(*cells)
         console.print(bt)
+        if len(rows) > MAX_ROWS:
+            console.print(f"… and {len(rows) - MAX_ROWS} more background values, with smaller "
+                          f"or equal δ (all of them in --json)")
         if ppk is not None:
             if apk.holds != ppk.holds:
                 console.print("[bold]APK and PPK part:[/] the passive attacker is defeated "

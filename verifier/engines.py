@@ -11,7 +11,7 @@ from .joint import JointTable, brute_force_tables
 from .knowledge import Knowledge
 from .mechanisms import Mechanism
 
-__all__ = ["ENGINES", "build_tables"]
+__all__ = ["ENGINES", "build_tables", "joint_tables"]
 
 ENGINES = ("auto", "brute")
 
@@ -28,3 +28,11 @@ def build_tables(engine: str = "auto"):
     if engine not in ENGINES:
         raise InvalidArgument(f"engine = {engine!r} is not one of {', '.join(ENGINES)}")
     return _brute
+
+
+def joint_tables(data: DataModel, mech: Mechanism, know: Knowledge, targets: Sequence[int],
+                 budget: Budget | None = None, engine: str = "auto"
+                 ) -> tuple[dict[int, JointTable], str]:
+    """The joint tables of θ = ``data``, ζ = ``know`` for every target, and the engine used."""
+    know.check_against(data.n, targets)
+    return build_tables(engine)(data, mech, know, targets, budget)

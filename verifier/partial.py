@@ -32,7 +32,8 @@ from .knowledge import NOTHING, Knowledge
 from .loss import Loss, LossKind, PrivacyLoss
 from .result import Case
 
-__all__ = ["ordered_pairs", "apk_cases", "ppk_case", "Table", "background_rows"]
+__all__ = ["ordered_pairs", "apk_loss", "ppk_loss", "apk_cases", "ppk_case", "ppk_cases",
+           "Table", "background_rows", "tables_for"]
 
 
 def ordered_pairs(values: Sequence[Hashable], pairs: Sequence | None = None
@@ -85,17 +86,30 @@ def _background_losses(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
     return [(o, p[o], Loss.of(p[o], q[o])) for o in outs]
 
 
+def apk_loss(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable) -> PrivacyLoss | None:
+    """The loss whose δ(ε) is ``APK_{i,a,b,B̂}(ε)``, or None if ``P[D(i)=a, ζ(D)=B̂] = 0``."""
+    rows = _background_losses(jt, a, b, bg)
+    if rows is None:
+        return None
+    return PrivacyLoss.from_pairs((loss, w) for _, w, loss in rows)
+
+
+def ppk_loss(jt: JointTable, a: Hashable, b: Hashable) -> PrivacyLoss | None:
+    """The loss whose δ(ε) is ``PPK_{i,a,b}(ε)``, or None if ``P[D(i)=a] = 0``."""
+    case = ppk_case(Table(0, 0, jt, ""), a, b)
+    return None if case is None else case.loss
+
+
 def apk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
     """One case per ordered pair and possible background value ``B̂`` (Definition 6)."""
     jt = t.table
     for a, b in pairs:
         for bg in jt.backgrounds():
             rows = _background_losses(jt, a, b, bg)
-            if rows is None:
-                continue
-            yield Case(t.label(values=[a, b], background=bg),
-                       PrivacyLoss.from_pairs((loss, w) for _, w, loss in rows),
-                       lambda rows=rows: [(o, loss) for o, _, loss in rows])
+            if rows is not None:
+                yield Case(t.label(values=[a, b], background=bg),
+                           PrivacyLoss.from_pairs((loss, w) for _, w, loss in rows),
+                           lambda rows=rows: [(o, loss) for o, _, loss in rows])
 
 
 def ppk_case(t: Table, a: Hashable, b: Hashable) -> Case | None:
@@ -136,10 +150,10 @@ def background_rows(tables: Sequence[Table], pairs: Sequence[tuple], eps: Epsilo
         for bg in jt.backgrounds():
             worst: tuple[Delta, tuple] | None = None
             for a, b in pairs:
-                losses = _background_losses(jt, a, b, bg)
-                if losses is None:
+                loss = apk_loss(jt, a, b, bg)
+                if loss is None:
                     continue
-                d = PrivacyLoss.from_pairs((loss, w) for _, w, loss in losses).delta(eps)
+                d = loss.delta(eps)
                 if worst is None or d.compare(worst[0]) > 0:
                     worst = (d, (a, b))
             if worst is None:
@@ -165,5 +179,3 @@ def tables_for(models: Sequence[DataModel], knowledges: Sequence[Knowledge], mec
             out += [Table(k, z, tables[i], engine) for i in targets]
     return out
 
-
-__all__ += ["ppk_cases", "tables_for"]

@@ -1,0 +1,1 @@
+"""Theorems of the seed papers, kept as executable regressions (see theorems.py)."""

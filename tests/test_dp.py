@@ -1,0 +1,105 @@
+"""Classical DP: the issue's acceptance values and hand derivations, and brute force agreement."""
+
+from fractions import Fraction
+
+import pytest
+from gmpy2 import mpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference import dp_delta
+from strategies import distributions, frac
+from verifier import check_dp, geometric_count, mechanism, randomized_response, threshold_count
+from verifier.distribution import BOTTOM
+from verifier.errors import BudgetExceeded
+from verifier.exact import Epsilon
+
+MPQ = type(mpq(0))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_binary_rr_truth_three_quarters_is_ln3(n):
+    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], n, "ln(3)", "0")
+    assert str(r.epsilon) == "ln(3)" and r.holds
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_ternary_rr_truth_two_thirds_is_ln4(n):
+    # report the truth with 2/3, each other value with 1/6: the ratio is (2/3)/(1/6) = 4
+    r = check_dp(randomized_response("2/3", [0, 1, 2]), [0, 1, 2], n, "ln(4)", "0")
+    assert str(r.epsilon) == "ln(4)" and r.holds
+
+
+@pytest.mark.parametrize("truth, values, epsilon, expected", [
+    # Binary, truth 3/4. Neighbours differ in record i; the other reports cancel, so
+    # δ = Σ_y max(0, P[y|a] − E·P[y|b]) over the one record = max(0, 3/4 − E/4) + 0.
+    ("3/4", [0, 1], "0", "1/2"),          # E = 1: 3/4 − 1/4
+    ("3/4", [0, 1], "ln(2)", "1/4"),      # E = 2: 3/4 − 2/4
+    ("3/4", [0, 1], "ln(5/2)", "1/8"),    # E = 5/2: 3/4 − 5/8
+    ("3/4", [0, 1], "ln(3)", "0"),
+    # Ternary, truth 2/3, others 1/6: only y = a contributes: 2/3 − E/6 (E < 4)
+    ("2/3", [0, 1, 2], "0", "1/2"),
+    ("2/3", [0, 1, 2], "ln(2)", "1/3"),
+    ("2/3", [0, 1, 2], "ln(3)", "1/6"),
+    ("2/3", [0, 1, 2], "1/2", "2/3 - 1/6*exp(1/2)"),
+    # Binary, truth 9/10: 9/10 − E/10 below E = 9
+    ("9/10", [0, 1], "ln(4)", "1/2"),
+], ids=repr)
+def test_rr_delta_below_tight_epsilon_by_hand(truth, values, epsilon, expected):
+    for n in (1, 2):
+        r = check_dp(randomized_response(truth, values), values, n, epsilon, "0")
+        assert str(r.delta) == expected
+
+
+def test_geometric_count_is_ln_one_over_alpha():
+    # P[j|c]/P[j|c+1] is α^(|j−c| − |j−c−1|) ∈ {α, 1/α} inside, and α^c/α^(c+1) = 1/α at 0
+    for alpha, tight in (("1/2", "ln(2)"), ("1/3", "ln(3)"), ("2/5", "ln(5/2)")):
+        r = check_dp(geometric_count([1], alpha), [0, 1], 3, "0", "0")
+        assert str(r.epsilon) == tight
+
+
+def test_threshold_count_has_delta_one_with_witness():
+    r = check_dp(threshold_count([1], 2), [0, 1], 3, "ln(10)", "1/2")
+    assert r.delta == 1 and r.epsilon == Epsilon.INF and not r.holds
+    d1, d2 = r.witness["databases"]
+    # one database reaches the threshold and its neighbour does not: disjoint outputs
+    assert sum(d1) == 1 and sum(d2) == 2 or sum(d1) == 2 and sum(d2) == 1
+    assert all(loss == "+inf" for _, loss in r.witness["outputs"])
+
+
+@st.composite
+def random_mechanisms(draw):
+    """A random kernel on databases of 2 binary records, as a table."""
+    table = {db: draw(distributions()) for db in [(0, 0), (0, 1), (1, 0), (1, 1)]}
+    return mechanism(lambda db: table[db], name="random")
+
+
+@settings(max_examples=100, deadline=None)
+@given(random_mechanisms(), st.sampled_from(["1", "3/2", "2", "5"]))
+def test_brute_force_dp_agrees_with_direct_formula(mech, E):
+    r = check_dp(mech, [0, 1], 2, f"ln({E})", "0")
+    assert type(r.delta.value) is MPQ
+    assert frac(r.delta.value) == dp_delta(mech, [0, 1], 2, Fraction(E))
+
+
+@settings(max_examples=100, deadline=None)
+@given(random_mechanisms(), st.fractions(0, 1, max_denominator=20))
+def test_tight_epsilon_is_tight_for_dp(mech, delta):
+    r = check_dp(mech, [0, 1], 2, "0", f"{delta.numerator}/{delta.denominator}")
+    if r.epsilon.infinite or r.epsilon.is_zero:
+        return
+    E = frac(r.epsilon.rate)
+    assert dp_delta(mech, [0, 1], 2, E) == delta
+
+
+def test_budget_message():
+    with pytest.raises(BudgetExceeded) as info:
+        check_dp(randomized_response("3/4", [0, 1]), [0, 1], 30, "ln(3)", "0")
+    assert str(info.value) == (
+        "records = 30 with 2 values gives 2^30 = 1073741824 databases, over the budget of "
+        "1048576; use records ≤ 20, or raise the budget to 1073741824 (--budget 1073741824)")
+
+
+def test_outputs_of_bottom_in_witness():
+    r = check_dp(threshold_count([1], 1), [0, 1], 1, "0", "0")
+    assert any(o is BOTTOM for o, _ in r.witness["outputs"])
