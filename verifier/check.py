@@ -14,7 +14,7 @@ from .exact import parse_epsilon, probability
 from .joint import check_targets
 from .knowledge import Knowledge, no_knowledge
 from .mechanisms import Mechanism
-from .partial import apk_cases, background_rows, ordered_pairs, ppk_cases, tables_for
+from .partial import Table, apk_cases, background_rows, ordered_pairs, ppk_cases, tables_for
 from .result import NotionResult, summarize
 
 __all__ = ["NOTIONS", "Report", "check_partial", "check_notions"]
@@ -80,7 +80,7 @@ def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,
             results["ppkdp"] = summarize(
                 "ppkdp", (c for t in tables for c in ppk_cases(t, pair_list)), eps, d)
         if "noiseless" in notions:
-            plain = [type(t)(t.model, 0, t.table.without_background(), t.engine)
+            plain = [Table(t.model, 0, t.table.without_background(), t.engine)
                      for t in tables if t.knowledge == 0]
             results["noiseless"] = summarize(
                 "noiseless", (c for t in plain for c in ppk_cases(t, pair_list)), eps, d)

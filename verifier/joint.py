@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from gmpy2 import mpq
+from functools import reduce
+
+from gmpy2 import lcm, mpq, mpz
 
 from .budget import Budget
 from .data import DataModel
@@ -22,67 +24,90 @@ from .mechanisms import Mechanism
 
 __all__ = ["JointTable", "brute_force_tables", "check_targets"]
 
-Cells = Mapping[Hashable, Mapping[Hashable, Mapping[Hashable, mpq]]]
+Row = Mapping[Hashable, mpz]
+
+
+def _integer_row(cells: Mapping[Hashable, mpq]) -> tuple[mpq, dict]:
+    """``(factor, row)`` with integer ``row`` and ``cells[O] = factor·row[O]``."""
+    scale = reduce(lcm, (mpq(w).denominator for w in cells.values()), mpz(1))
+    return mpq(1, scale), {o: (w * scale).numerator for o, w in cells.items() if w != 0}
 
 
 @dataclass(frozen=True, eq=False)
 class JointTable:
-    """``cells[t][B][O] = P[D(i)=t, ζ(D)=B, M(D)=O]`` for one target index ``i``.
+    """``P[D(i)=t, ζ(D)=B, M(D)=O] = factor·row[O]`` with ``rows[t][B] = (factor, row)``.
 
-    Zero cells are absent. Equality is exact equality of every cell.
+    Rows are integers proportional to ``P[M(D)=· | D(i)=t, ζ(D)=B]``: conditional
+    distributions and likelihood ratios are read off them without rational arithmetic, and
+    the factor carries the probability of the condition. Empty rows are absent. Equality is
+    exact equality of every cell.
     """
 
     target: int
     values: tuple
-    cells: Cells
+    rows: Mapping[Hashable, Mapping[Hashable, tuple[mpq, Row]]]
 
-    def p_value(self, t: Hashable) -> mpq:
-        """``P[D(i)=t]``."""
-        return sum((self.p_background(t, b) for b in self.cells.get(t, {})), mpq(0))
+    @staticmethod
+    def from_cells(target: int, values: tuple,
+                   cells: Mapping[Hashable, Mapping[Hashable, Mapping[Hashable, mpq]]]
+                   ) -> JointTable:
+        """From rational cells ``cells[t][B][O]``."""
+        rows = {t: {b: _integer_row(row) for b, row in by_b.items() if any(row.values())}
+                for t, by_b in cells.items()}
+        return JointTable(target, values, rows)
+
+    def row(self, t: Hashable, b: Hashable) -> Row:
+        """Integers proportional to ``P[M(D)=O | D(i)=t, ζ(D)=B]`` (empty if impossible)."""
+        entry = self.rows.get(t, {}).get(b)
+        return entry[1] if entry else {}
 
     def p_background(self, t: Hashable, b: Hashable) -> mpq:
         """``P[D(i)=t, ζ(D)=B]``."""
-        return sum(self.cells.get(t, {}).get(b, {}).values(), mpq(0))
+        entry = self.rows.get(t, {}).get(b)
+        return entry[0] * sum(entry[1].values(), mpz(0)) if entry else mpq(0)
 
-    def outputs(self, t: Hashable, b: Hashable) -> Mapping[Hashable, mpq]:
-        """``O ↦ P[D(i)=t, ζ(D)=B, M(D)=O]``."""
-        return self.cells.get(t, {}).get(b, {})
+    def p_value(self, t: Hashable) -> mpq:
+        """``P[D(i)=t]``."""
+        return sum((self.p_background(t, b) for b in self.rows.get(t, {})), mpq(0))
 
     def conditional(self, t: Hashable, b: Hashable) -> Dist | None:
         """``P[M(D)=· | D(i)=t, ζ(D)=B]``, or ``None`` when the condition has probability 0."""
-        row = self.outputs(t, b)
-        total = sum(row.values(), mpq(0))
+        row = self.row(t, b)
+        total = sum(row.values(), mpz(0))
         if total == 0:
             return None
-        return Dist._trusted({o: w / total for o, w in row.items()})
+        return Dist._trusted({o: mpq(w, total) for o, w in row.items()})
 
     def backgrounds(self) -> list[Hashable]:
-        seen = {b for rows in self.cells.values() for b in rows}
+        seen = {b for by_b in self.rows.values() for b in by_b}
         return sorted(seen, key=sort_key)
+
+    def cells(self) -> dict:
+        """Every non-zero cell as a rational: ``{t: {B: {O: P[t, B, O]}}}``."""
+        return {t: {b: {o: f * w for o, w in row.items()} for b, (f, row) in by_b.items()}
+                for t, by_b in self.rows.items()}
+
+    def merge_backgrounds(self, key) -> JointTable:
+        """The table of the coarser knowledge ``key(B)``: cells with equal keys summed."""
+        cells: dict = {}
+        for t, by_b in self.cells().items():
+            for b, row in by_b.items():
+                out = cells.setdefault(t, {}).setdefault(key(b), {})
+                for o, w in row.items():
+                    out[o] = out.get(o, mpq(0)) + w
+        return JointTable.from_cells(self.target, self.values, cells)
 
     def without_background(self) -> JointTable:
         """The table of an attacker who knows nothing: ``B`` summed out."""
-        cells: dict = {}
-        for t, rows in self.cells.items():
-            merged: dict = {}
-            for row in rows.values():
-                for o, w in row.items():
-                    merged[o] = merged.get(o, mpq(0)) + w
-            cells[t] = {NOTHING: merged}
-        return JointTable(self.target, self.values, cells)
+        return self.merge_backgrounds(lambda b: NOTHING)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, JointTable):
             return NotImplemented
         return (self.target, self.values) == (other.target, other.values) and \
-            _plain(self.cells) == _plain(other.cells)
+            self.cells() == other.cells()
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def _plain(cells: Cells) -> dict:
-    return {t: {b: {o: w for o, w in row.items() if w} for b, row in rows.items()
-                if any(row.values())} for t, rows in cells.items()}
 
 
 def check_targets(targets: object, n: int) -> tuple[int, ...]:
@@ -119,4 +144,4 @@ def brute_force_tables(data: DataModel, mech: Mechanism, know: Knowledge,
                 row = cells[i].setdefault(db[i], {}).setdefault(b, {})
                 for o, po in m.items():
                     row[o] = row.get(o, mpq(0)) + pbb * po
-    return {i: JointTable(i, data.values, cells[i]) for i in targets}
+    return {i: JointTable.from_cells(i, data.values, cells[i]) for i in targets}

@@ -3,20 +3,26 @@
 For two output distributions ``P`` (the record is ``a``) and ``Q`` (it is ``b``) the privacy
 loss of an output is ``L(O) = ln(P(O)/Q(O))`` (seed 003, Definition 4), with ``L = +∞`` when
 only ``Q(O) = 0`` and ``L = −∞`` when ``P(O) = 0``. We never take the log: the ratio
-``r = P(O)/Q(O)`` is stored exactly, as is its probability under ``P``.
+``r = P(O)/Q(O)`` is stored exactly, with the masses ``P(O)`` and ``Q(O)``.
 
 Tight δ at ε (seed 003, Lemma 1; REFERENCE.md §3), with ``E = e^ε``::
 
-    δ(ε) = E_{O~P}[max(0, 1 − E/r(O))] = P[r = ∞] + Σ_{r > E} w_r·(1 − E/r)
+    δ(ε) = E_{O~P}[max(0, 1 − E/r(O))] = P[r = ∞] + Σ_{r > E} (P(O) − E·Q(O))
 
-where ``w_r`` is the ``P``-mass of the outputs with ratio ``r``. On the piece of ``E`` where the
-set ``{r > E}`` is fixed this is ``A − C·E`` with ``A = P[r = ∞] + Σ w_r`` and ``C = Σ w_r/r``:
-a decreasing, convex, piecewise-linear function with breakpoints at the finite ratios, so the
-tight ε for a given δ is ``ln((A − δ)/C)`` on the piece that holds the answer.
+On the piece of ``E`` where the set ``{r > E}`` is fixed this is ``A − C·E`` with
+``A = P[r = ∞] + Σ P(O)`` and ``C = Σ Q(O)`` over that set: a decreasing, convex,
+piecewise-linear function with breakpoints at the finite ratios, so the tight ε for a given δ
+is ``ln((A − δ)/C)`` on the piece that holds the answer.
 
-The same form serves the partial-knowledge notions: APK and PPK are expectations of
-``max(0, 1 − E/r)`` under other weights (seed 003, Definitions 6 and 7), so they are
-:class:`PrivacyLoss` values too.
+APK and PPK (seed 003, Definitions 6 and 7) are expectations of ``max(0, 1 − E/r)`` under
+other weights, so they are :class:`PrivacyLoss` values too; PPK is a :meth:`mixture` of APK
+losses (seed 003, Lemma 4).
+
+Representation: masses are integers over two common scales (``P(O) = p/p_scale``,
+``Q(O) = q/q_scale``). Adding integers is cheap where adding rationals with thousand-digit
+denominators is not, and the scales cancel in every ratio. Outputs with ratio ``≤ 1`` (among
+them ``L = −∞`` and the ``L = 0`` convention of Definition 5) never contribute for ``ε ≥ 0``
+and are not stored.
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from enum import Enum
+from functools import reduce
 
-from gmpy2 import mpq
+from gmpy2 import lcm, mpq, mpz
 
 from .distribution import Dist
 from .errors import InvalidArgument
@@ -50,13 +57,13 @@ class Loss:
     ratio: mpq | None = None
 
     @staticmethod
-    def of(p: mpq, q: mpq) -> Loss:
+    def of(p, q) -> Loss:
         """The loss of an output with probability ``p`` under ``a`` and ``q`` under ``b``."""
         if p == 0:
             return Loss(LossKind.MINUS_INF)
         if q == 0:
             return Loss(LossKind.PLUS_INF)
-        return Loss(LossKind.FINITE, p / q)
+        return Loss(LossKind.FINITE, mpq(p) / q)
 
     def exceeds(self, eps: Epsilon) -> bool:
         """Whether the loss is ``> ε``: the output contributes to δ(ε)."""
@@ -72,37 +79,72 @@ class Loss:
         return self.kind.value
 
 
+def _denominator_lcm(values: Iterable[mpq]) -> mpz:
+    return reduce(lcm, (mpq(v).denominator for v in values), mpz(1))
+
+
 @dataclass(frozen=True, slots=True)
 class PrivacyLoss:
-    """The law of the likelihood ratio under the first hypothesis.
+    """The law of the likelihood ratio, restricted to ratios ``> 1``.
 
-    ``atoms`` are ``(ratio, mass)`` pairs with finite ratio ``> 0``, sorted by ratio, merged,
-    masses ``> 0``; ``infinite`` is the mass where the ratio is ``+∞``. Outputs with ratio 0
-    (``L = −∞``) have mass 0 under the first hypothesis and never contribute.
+    ``atoms`` are ``(ratio, p, q)`` with finite ``ratio > 1``, sorted and merged by ratio,
+    where ``p/p_scale`` is the mass of those outputs under the first hypothesis and
+    ``q/q_scale`` under the second (so ``ratio = (p/p_scale)/(q/q_scale)``); ``infinite/p_scale``
+    is the first hypothesis' mass where the second has none (``r = +∞``).
     """
 
-    atoms: tuple[tuple[mpq, mpq], ...]
-    infinite: mpq
+    atoms: tuple[tuple[mpq, mpz, mpz], ...]
+    infinite: mpz
+    p_scale: mpz
+    q_scale: mpz
 
     @staticmethod
-    def from_pairs(pairs: Iterable[tuple[Loss, mpq]]) -> PrivacyLoss:
-        """Collect ``(loss, mass)`` pairs; an undefined loss (convention 1) counts as ratio 1."""
-        merged: dict[mpq, mpq] = {}
-        infinite = mpq(0)
-        for loss, mass in pairs:
-            if mass == 0:
+    def from_rows(p_row: dict, q_row: dict) -> PrivacyLoss:
+        """The loss of ``P ∝ p_row`` against ``Q ∝ q_row``: two rows of non-negative integers."""
+        p_scale = sum(p_row.values(), mpz(0))
+        q_scale = sum(q_row.values(), mpz(0))
+        if p_scale == 0 or q_scale == 0:
+            raise InvalidArgument("a privacy loss needs two distributions of positive mass")
+        scale = mpq(q_scale, p_scale)
+        merged: dict[mpq, list] = {}
+        infinite = mpz(0)
+        for o, p in p_row.items():
+            if p == 0:
                 continue
-            if loss.kind is LossKind.PLUS_INF:
-                infinite += mass
-            elif loss.kind is LossKind.FINITE:
-                merged[loss.ratio] = merged.get(loss.ratio, mpq(0)) + mass
-            elif loss.kind is LossKind.UNDEFINED:
-                merged[mpq(1)] = merged.get(mpq(1), mpq(0)) + mass
-        return PrivacyLoss(tuple(sorted(merged.items())), infinite)
+            q = q_row.get(o, 0)
+            if q == 0:
+                infinite += p
+                continue
+            r = mpq(p, q) * scale
+            if r > 1:
+                acc = merged.get(r)
+                if acc is None:
+                    merged[r] = [mpz(p), mpz(q)]
+                else:
+                    acc[0] += p
+                    acc[1] += q
+        atoms = tuple((r, pq[0], pq[1]) for r, pq in sorted(merged.items()))
+        return PrivacyLoss(atoms, infinite, p_scale, q_scale)
+
+    @staticmethod
+    def none() -> PrivacyLoss:
+        """The loss that never exceeds 0 (both hypotheses give the same distribution)."""
+        return PrivacyLoss((), mpz(0), mpz(1), mpz(1))
+
+    @property
+    def infinite_mass(self) -> mpq:
+        """``P[r = +∞]``: the first hypothesis' mass where the second has none."""
+        return mpq(self.infinite, self.p_scale)
+
+    def masses(self) -> tuple[tuple[mpq, mpq, mpq], ...]:
+        """``(ratio, P-mass, Q-mass)`` of every stored ratio ``> 1``, as rationals."""
+        return tuple((r, mpq(p, self.p_scale), mpq(q, self.q_scale)) for r, p, q in self.atoms)
 
     # -- δ at ε -------------------------------------------------------------
     def _first_above(self, eps: Epsilon) -> int:
         """Index of the first atom whose ratio exceeds ``e^ε`` (atoms are sorted)."""
+        if eps.rate is not None:
+            return _bisect_right_ratio(self.atoms, eps.rate)
         lo, hi = 0, len(self.atoms)
         while lo < hi:
             mid = (lo + hi) // 2
@@ -112,30 +154,45 @@ class PrivacyLoss:
                 lo = mid + 1
         return lo
 
+    def _sums(self, start: int) -> tuple[mpz, mpz]:
+        p = self.infinite + sum((a[1] for a in self.atoms[start:]), mpz(0))
+        q = sum((a[2] for a in self.atoms[start:]), mpz(0))
+        return p, q
+
     def delta(self, eps: Epsilon) -> Delta:
-        """Tight δ at ε: ``P[r = ∞] + Σ_{r > E} w_r·(1 − E/r)``, exact."""
+        """Tight δ at ε: ``P[r = ∞] + Σ_{r > E} (P(O) − E·Q(O))``, exact."""
         if eps.infinite:
-            return Delta.make(self.infinite, mpq(0), eps)
-        above = self.atoms[self._first_above(eps):]
-        a = self.infinite + sum((w for _, w in above), mpq(0))
-        c = sum((w / r for r, w in above), mpq(0))
-        return Delta.make(a, c, eps)
+            return Delta.make(mpq(self.infinite, self.p_scale), mpq(0), eps)
+        p, q = self._sums(self._first_above(eps))
+        return Delta.make(mpq(p, self.p_scale), mpq(q, self.q_scale), eps)
 
     # -- ε at δ -------------------------------------------------------------
     def epsilon(self, delta: object) -> Epsilon:
         """Tight ε at δ: the least ε ≥ 0 with δ(ε) ≤ δ, as ``ln`` of a rational, 0 or ∞."""
         d = probability(delta, "delta")
-        if self.infinite > d:
+        if mpq(self.infinite, self.p_scale) > d:
             return Epsilon.INF
-        # walk the breakpoints from the top, keeping A, C over the ratios above the current one
-        a, c = self.infinite, mpq(0)
-        for r, w in reversed(self.atoms):
-            if r <= 1:
-                break
-            if a - c * r > d:  # δ(r) > d: the answer lies above r, on the piece {ratios > r}
-                return Epsilon.log((a - d) / c)
-            a, c = a + w, c + w / r
-        if a - c <= d:  # δ(E = 1) ≤ d
+        n = len(self.atoms)
+        # suffix sums: P and Q mass of the atoms at index ≥ j (plus the infinite mass in P)
+        sp, sq = [mpz(0)] * (n + 1), [mpz(0)] * (n + 1)
+        sp[n] = self.infinite
+        for j in range(n - 1, -1, -1):
+            sp[j] = sp[j + 1] + self.atoms[j][1]
+            sq[j] = sq[j + 1] + self.atoms[j][2]
+
+        def delta_at(j: int) -> mpq:  # δ at E = ratio of atom j: the atoms above j count
+            return mpq(sp[j + 1], self.p_scale) - self.atoms[j][0] * mpq(sq[j + 1], self.q_scale)
+
+        # δ(r_j) is non-increasing in j; find the least j with δ(r_j) ≤ d
+        lo, hi = 0, n  # δ(r_{n-1}) = P[r = ∞] ≤ d, so the answer is < n when n > 0
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if delta_at(mid) <= d:
+                hi = mid
+            else:
+                lo = mid + 1
+        a, c = mpq(sp[lo], self.p_scale), mpq(sq[lo], self.q_scale)
+        if lo == 0 and a - c <= d:  # δ(E = 1) ≤ d
             return Epsilon.ZERO
         return Epsilon.log((a - d) / c)
 
@@ -146,28 +203,56 @@ class PrivacyLoss:
         δ is linear between consecutive points and constant ``P[r = ∞]`` after the last one.
         """
         points = []
-        a, c = self.infinite, mpq(0)
-        for r, w in reversed(self.atoms):
-            if r <= 1:
-                break
-            points.append((r, a - c * r))
-            a, c = a + w, c + w / r
-        points.append((mpq(1), a - c))
+        p, q = self.infinite, mpz(0)
+        for r, pa, qa in reversed(self.atoms):
+            points.append((r, mpq(p, self.p_scale) - r * mpq(q, self.q_scale)))
+            p, q = p + pa, q + qa
+        points.append((mpq(1), mpq(p, self.p_scale) - mpq(q, self.q_scale)))
         return tuple(reversed(points))
-
-    def scaled(self, weight: mpq) -> PrivacyLoss:
-        return PrivacyLoss(tuple((r, w * weight) for r, w in self.atoms), self.infinite * weight)
 
     @staticmethod
     def mixture(parts: Iterable[tuple[mpq, PrivacyLoss]]) -> PrivacyLoss:
-        """``Σ_k weight_k · loss_k``: the law of the ratio when the part is drawn first."""
-        merged: dict[mpq, mpq] = {}
-        infinite = mpq(0)
-        for weight, part in parts:
-            infinite += weight * part.infinite
-            for r, w in part.atoms:
-                merged[r] = merged.get(r, mpq(0)) + weight * w
-        return PrivacyLoss(tuple(sorted((r, w) for r, w in merged.items() if w)), infinite)
+        """``Σ_k w_k · loss_k``: the law of the ratio when part ``k`` is drawn with weight ``w_k``.
+
+        Masses are brought to common scales; ratios are unchanged.
+        """
+        parts = [(mpq(w), loss) for w, loss in parts if w != 0]
+        if not parts:
+            return PrivacyLoss.none()
+        p_factors = [w / loss.p_scale for w, loss in parts]
+        q_factors = [w / loss.q_scale for w, loss in parts]
+        p_scale, q_scale = _denominator_lcm(p_factors), _denominator_lcm(q_factors)
+        merged: dict[mpq, list] = {}
+        infinite = mpz(0)
+        for (w, loss), fp, fq in zip(parts, p_factors, q_factors):
+            kp, kq = fp * p_scale, fq * q_scale  # integers
+            kp, kq = kp.numerator, kq.numerator
+            infinite += kp * loss.infinite
+            for r, p, q in loss.atoms:
+                acc = merged.get(r)
+                if acc is None:
+                    merged[r] = [kp * p, kq * q]
+                else:
+                    acc[0] += kp * p
+                    acc[1] += kq * q
+        atoms = tuple((r, pq[0], pq[1]) for r, pq in sorted(merged.items()))
+        return PrivacyLoss(atoms, infinite, p_scale, q_scale)
+
+
+def _bisect_right_ratio(atoms, rate: mpq) -> int:
+    """Index of the first atom with ratio > ``rate``."""
+    lo, hi = 0, len(atoms)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if atoms[mid][0] > rate:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _integer_row(dist: Dist, scale: mpz) -> dict:
+    return {o: (w * scale).numerator for o, w in dist.items()}
 
 
 def output_losses(p: Dist, q: Dist) -> list[tuple[Hashable, mpq, mpq, Loss]]:
@@ -178,7 +263,9 @@ def output_losses(p: Dist, q: Dist) -> list[tuple[Hashable, mpq, mpq, Loss]]:
 
 def privacy_loss(p: Dist, q: Dist) -> PrivacyLoss:
     """The privacy loss of ``P`` against ``Q`` (seed 003, Definition 4)."""
-    return PrivacyLoss.from_pairs((loss, pm) for _, pm, _, loss in output_losses(p, q))
+    lp = _denominator_lcm(w for _, w in p.items())
+    lq = _denominator_lcm(w for _, w in q.items())
+    return PrivacyLoss.from_rows(_integer_row(p, lp), _integer_row(q, lq))
 
 
 def worst_delta(deltas: Iterable[Delta]) -> Delta:

@@ -18,10 +18,10 @@ output's loss 0); else ``−∞`` where ``P[O | a, B] = 0`` and ``+∞`` where `
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import permutations
 
-from gmpy2 import mpq
+from gmpy2 import mpq, mpz
 
 from .budget import Budget
 from .data import DataModel
@@ -60,78 +60,101 @@ def ordered_pairs(values: Sequence[Hashable], pairs: Sequence | None = None
 
 @dataclass(frozen=True)
 class Table:
-    """A joint table with the model, knowledge and engine it came from (for labels)."""
+    """A joint table with the model, knowledge and engine it came from (for labels).
+
+    The APK losses of each ordered pair are computed once and shared by the APK cases, the
+    per-background rows and the PPK mixture.
+    """
 
     model: int
     knowledge: int
     table: JointTable
     engine: str
+    _losses: dict = field(default_factory=dict, repr=False, compare=False)
 
     def label(self, **extra) -> dict:
         out = {"model": self.model, "knowledge": self.knowledge, "target": self.table.target}
         out.update(extra)
         return out
 
+    def apk_losses(self, a: Hashable, b: Hashable) -> dict[Hashable, PrivacyLoss]:
+        """``B̂ ↦`` the APK loss of ``(a, b)``, for every ``B̂`` with ``P[D(i)=a, ζ=B̂] > 0``."""
+        key = (a, b)
+        if key not in self._losses:
+            jt = self.table
+            self._losses[key] = {bg: loss for bg in jt.backgrounds()
+                                 if (loss := apk_loss(jt, a, b, bg)) is not None}
+        return self._losses[key]
 
-def _background_losses(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
-                       ) -> list[tuple[Hashable, mpq, Loss]] | None:
-    """``(O, P[O | a, B], L(O, B))`` for every output, or None if ``P[a, B] = 0``."""
-    p = jt.conditional(a, bg)
-    if p is None:
-        return None
-    q = jt.conditional(b, bg)
-    if q is None:  # condition 1: b impossible with this background, L = 0
-        return [(o, w, Loss(LossKind.UNDEFINED)) for o, w in p.items()]
-    outs = list(p.support) + [o for o in q.support if o not in p]
-    return [(o, p[o], Loss.of(p[o], q[o])) for o in outs]
+
+def _row_losses(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
+                ) -> list[tuple[Hashable, Loss]]:
+    """``(O, L(O, B))`` for every output possible under ``a`` or ``b`` (Definition 5)."""
+    pa, pb = jt.row(a, bg), jt.row(b, bg)
+    if not pb:  # condition 1: b impossible with this background, L = 0
+        return [(o, Loss(LossKind.UNDEFINED)) for o in pa]
+    scale = mpq(sum(pb.values(), mpz(0)), sum(pa.values(), mpz(0)))
+    out = []
+    for o in list(pa) + [o for o in pb if o not in pa]:
+        p, q = pa.get(o, 0), pb.get(o, 0)
+        if p == 0:
+            out.append((o, Loss(LossKind.MINUS_INF)))
+        elif q == 0:
+            out.append((o, Loss(LossKind.PLUS_INF)))
+        else:
+            out.append((o, Loss(LossKind.FINITE, mpq(p, q) * scale)))
+    return out
 
 
 def apk_loss(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable) -> PrivacyLoss | None:
-    """The loss whose δ(ε) is ``APK_{i,a,b,B̂}(ε)``, or None if ``P[D(i)=a, ζ(D)=B̂] = 0``."""
-    rows = _background_losses(jt, a, b, bg)
-    if rows is None:
+    """The loss whose δ(ε) is ``APK_{i,a,b,B̂}(ε)``, or None if ``P[D(i)=a, ζ(D)=B̂] = 0``.
+
+    If ``P[D(i)=b, ζ(D)=B̂] = 0`` every loss is 0 by convention (Definition 5, condition 1).
+    """
+    pa = jt.row(a, bg)
+    if not pa:
         return None
-    return PrivacyLoss.from_pairs((loss, w) for _, w, loss in rows)
+    pb = jt.row(b, bg)
+    return PrivacyLoss.from_rows(pa, pb) if pb else PrivacyLoss.none()
 
 
 def ppk_loss(jt: JointTable, a: Hashable, b: Hashable) -> PrivacyLoss | None:
     """The loss whose δ(ε) is ``PPK_{i,a,b}(ε)``, or None if ``P[D(i)=a] = 0``."""
-    case = ppk_case(Table(0, 0, jt, ""), a, b)
-    return None if case is None else case.loss
+    return _ppk(Table(0, 0, jt, ""), a, b)
+
+
+def _ppk(t: Table, a: Hashable, b: Hashable) -> PrivacyLoss | None:
+    """PPK as the mixture of APK losses over ``B ~ ζ(D) | D(i)=a`` (Theorem 1 / Lemma 4):
+    ``PPK_{i,a,b} = Σ_B P[ζ(D)=B | D(i)=a] · APK_{i,a,b,B}``; the mixture keeps every
+    ``(B, O)`` with its own ratio, so it is Definition 7's expectation term by term."""
+    jt = t.table
+    pa = jt.p_value(a)
+    if pa == 0:
+        return None
+    return PrivacyLoss.mixture((jt.p_background(a, bg) / pa, loss)
+                               for bg, loss in t.apk_losses(a, b).items())
 
 
 def apk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
     """One case per ordered pair and possible background value ``B̂`` (Definition 6)."""
     jt = t.table
     for a, b in pairs:
-        for bg in jt.backgrounds():
-            rows = _background_losses(jt, a, b, bg)
-            if rows is not None:
-                yield Case(t.label(values=[a, b], background=bg),
-                           PrivacyLoss.from_pairs((loss, w) for _, w, loss in rows),
-                           lambda rows=rows: [(o, loss) for o, _, loss in rows])
+        for bg, loss in t.apk_losses(a, b).items():
+            yield Case(t.label(values=[a, b], background=bg), loss,
+                       lambda a=a, b=b, bg=bg: _row_losses(jt, a, b, bg))
 
 
 def ppk_case(t: Table, a: Hashable, b: Hashable) -> Case | None:
-    """The PPK case of the pair ``(a, b)`` (Definition 7), or None if ``P[D(i)=a] = 0``.
-
-    Its loss is the mixture over ``B ~ ζ(D) | D(i)=a`` of the APK losses: the exact form of
-    Theorem 1 / Lemma 4, ``PPK_{i,a,b} = Σ_B P[ζ(D)=B | D(i)=a] · APK_{i,a,b,B}``.
-    """
-    jt = t.table
-    pa = jt.p_value(a)
-    if pa == 0:
+    """The PPK case of the pair ``(a, b)`` (Definition 7), or None if ``P[D(i)=a] = 0``."""
+    loss = _ppk(t, a, b)
+    if loss is None:
         return None
-    rows = []
-    for bg in jt.backgrounds():
-        losses = _background_losses(jt, a, b, bg)
-        if losses is None:
-            continue
-        weight = jt.p_background(a, bg) / pa
-        rows += [(o if bg == NOTHING else (bg, o), weight * w, loss) for o, w, loss in losses]
-    return Case(t.label(values=[a, b]),
-                PrivacyLoss.from_pairs((loss, w) for _, w, loss in rows),
-                lambda rows=rows: [(key, loss) for key, _, loss in rows])
+    jt = t.table
+
+    def outputs() -> list:
+        return [(o if bg == NOTHING else (bg, o), l_) for bg in t.apk_losses(a, b)
+                for o, l_ in _row_losses(jt, a, b, bg)]
+    return Case(t.label(values=[a, b]), loss, outputs)
 
 
 def ppk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
@@ -150,7 +173,7 @@ def background_rows(tables: Sequence[Table], pairs: Sequence[tuple], eps: Epsilo
         for bg in jt.backgrounds():
             worst: tuple[Delta, tuple] | None = None
             for a, b in pairs:
-                loss = apk_loss(jt, a, b, bg)
+                loss = t.apk_losses(a, b).get(bg)
                 if loss is None:
                     continue
                 d = loss.delta(eps)
