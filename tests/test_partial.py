@@ -16,6 +16,7 @@ from strategies import distributions, frac
 from verifier import (Dist, check_dp, check_partial, count, geometric_count, iid, independent,
                       knowledge, known_indices, mechanism, threshold_count)
 from verifier.cli import app
+from verifier.counts import KnownCounts
 from verifier.errors import InvalidArgument, SpecError
 from verifier.spec import load_spec
 
@@ -47,7 +48,14 @@ def test_issue_spec_by_hand():
     apk = r.results["apkdp"]
     assert type(apk.delta.value) is MPQ
     assert frac(apk.delta.value) == x[0]
-    assert apk.witness["background"] == (1, 1) and apk.witness["values"] == [0, 1]
+    # the count engine names the class "both known records are 1"; brute force the tuple
+    assert apk.witness["background"] == KnownCounts((0, 1), (0, 2))
+    assert apk.witness["values"] == [0, 1]
+    brute = check_partial(threshold_count([1], 3), iid(["4/5", "1/5"], [0, 1], 8),
+                          knowledge=known_indices([0, 1]), targets=7, epsilon="ln(2)",
+                          notions=["apkdp"], engine="brute")
+    assert brute.results["apkdp"].witness["background"] == (1, 1)
+    assert brute.results["apkdp"].delta == apk.delta
 
 
 def test_issue_spec_against_direct_computation():

@@ -9,6 +9,7 @@ from .errors import BudgetExceeded, InvalidArgument
 __all__ = ["Budget", "check_database_count"]
 
 DEFAULT_MAX_DATABASES = 1 << 20
+DEFAULT_MAX_COMBINATIONS = 1 << 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,15 +17,18 @@ class Budget:
     """Limits on exhaustive enumeration.
 
     ``max_databases`` bounds the number of databases the brute-force engine enumerates
-    (``|values|^records``).
+    (``|values|^records``); ``max_combinations`` the (target value, known counts, other
+    counts) combinations of the count engine.
     """
 
     max_databases: int = DEFAULT_MAX_DATABASES
+    max_combinations: int = DEFAULT_MAX_COMBINATIONS
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_databases, bool) or not isinstance(self.max_databases, int) \
-                or self.max_databases < 1:
-            raise InvalidArgument(f"budget = {self.max_databases!r} is not a positive integer")
+        for name in ("max_databases", "max_combinations"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidArgument(f"{name} = {value!r} is not a positive integer")
 
 
 def check_database_count(k: int, n: int, budget: Budget, *, hint: str = "") -> int:

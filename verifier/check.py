@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from .budget import Budget
 from .data import DataModel
+from .counts import Progress
 from .dp import dp_cases
 from .engines import build_tables
 from .errors import InvalidArgument, UnknownName
@@ -44,13 +45,14 @@ def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,
                   targets: object = "all", pairs: Sequence | None = None,
                   epsilon: object = "0", delta: object = "0",
                   notions: Sequence[str] = ("dp",), budget: Budget | None = None,
-                  engine: str = "auto") -> Report:
+                  engine: str = "auto", progress: Progress | None = None) -> Report:
     """Decide each notion in ``notions`` for the claim (ε, δ), exactly.
 
     ``dp`` ranges over every database of ``records`` records over ``values``; the other notions
     need data models Θ (``models``) and use background knowledge Z (``knowledge``, default:
     none), for every target index in ``targets`` and every ordered pair of distinct values
-    (or the given ``pairs``).
+    (or the given ``pairs``). ``engine`` is ``"auto"``, ``"brute"`` or ``"counts"``
+    (:mod:`verifier.engines`); ``progress(done, total)`` is called as the tables are built.
     """
     eps = parse_epsilon(epsilon)
     d = probability(delta, "delta")
@@ -60,8 +62,10 @@ def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,
     results: dict[str, NotionResult] = {}
     info: list[str] = []
     if "dp" in notions:
-        results["dp"] = summarize("dp", dp_cases(mech, values, records, budget), eps, d)
-        info.append(f"dp: brute force over {len(values)}^{records} databases")
+        by_counts = engine == "counts" or (engine == "auto" and mech.symmetric)
+        results["dp"] = summarize("dp", dp_cases(mech, values, records, budget, engine), eps, d)
+        info.append("dp: neighbouring count vectors of a symmetric mechanism" if by_counts
+                    else f"dp: brute force over {len(values)}^{records} databases")
     partial = [x for x in notions if x != "dp"]
     if partial:
         if models is None:
@@ -70,7 +74,8 @@ def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,
         know_list = _as_list(knowledge if knowledge is not None else no_knowledge(), "knowledge")
         idx = check_targets(targets, model_list[0].n)
         pair_list = ordered_pairs(model_list[0].values, pairs)
-        tables = tables_for(model_list, know_list, mech, idx, budget, build_tables(engine))
+        tables = tables_for(model_list, know_list, mech, idx, budget,
+                            build_tables(engine, progress))
         info += sorted({t.engine for t in tables})
         if "apkdp" in notions:
             rows = background_rows(tables, pair_list, eps, d)
@@ -92,9 +97,11 @@ def check_partial(mech: Mechanism, models: DataModel | Sequence[DataModel], *,
                   targets: object = "all", pairs: Sequence | None = None,
                   epsilon: object = "0", delta: object = "0",
                   notions: Sequence[str] = ("apkdp", "ppkdp"),
-                  budget: Budget | None = None, engine: str = "auto") -> Report:
+                  budget: Budget | None = None, engine: str = "auto",
+                  progress: Progress | None = None) -> Report:
     """APK-DP, PPK-DP and noiseless privacy of ``mech`` for Θ = ``models`` and Z = ``knowledge``."""
     first = _as_list(models, "models")[0]
     return check_notions(mech, values=first.values, records=first.n, models=models,
                          knowledge=knowledge, targets=targets, pairs=pairs, epsilon=epsilon,
-                         delta=delta, notions=notions, budget=budget, engine=engine)
+                         delta=delta, notions=notions, budget=budget, engine=engine,
+                         progress=progress)

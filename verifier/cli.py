@@ -37,24 +37,84 @@ def _emit_json(obj: dict) -> None:
     typer.echo(json.dumps(obj, indent=2, ensure_ascii=False))
 
 
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+BudgetOpt = Annotated[Optional[int], typer.Option(
+    "--budget", help="Largest number of databases to enumerate ([limits] databases).")]
+CountsOpt = Annotated[Optional[int], typer.Option(
+    "--budget-counts", help="Largest number of count combinations ([limits] combinations).")]
+EngineOpt = Annotated[Optional[str], typer.Option(
+    "--engine", help="auto (default), brute or counts ([limits] engine).")]
+ProgressOpt = Annotated[Optional[bool], typer.Option(
+    "--progress/--no-progress", help="Show progress on stderr (default: when it is a terminal).")]
+
+
+def _load(spec: Path, budget: int | None, budget_counts: int | None, engine: str | None):
+    """Read SPEC and apply the command-line overrides."""
+    from dataclasses import replace
+
+    from .budget import Budget
+    from .engines import ENGINES
+    from .errors import InvalidArgument
+    from .spec import load_spec
+
+    s = load_spec(spec)
+    if budget is not None or budget_counts is not None:
+        s = replace(s, budget=Budget(
+            budget if budget is not None else s.budget.max_databases,
+            budget_counts if budget_counts is not None else s.budget.max_combinations))
+    if engine is not None:
+        if engine not in ENGINES:
+            raise InvalidArgument(f"--engine {engine!r} is not one of {', '.join(ENGINES)}")
+        s = replace(s, engine=engine)
+    return s
+
+
+class _Progress:
+    """A progress bar on stderr, shown while tables are built (display only)."""
+
+    def __init__(self, enabled: bool | None, label: str):
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.label = label
+        self.bar = None
+        self.task = None
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import Progress
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar.__enter__()
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            return
+        if self.task is None:
+            self.task = self.bar.add_task(self.label, total=total)
+        self.bar.update(self.task, completed=done, total=total)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
 @app.command()
 def check(
     spec: Annotated[Path, typer.Argument(help="A spec file (TOML).")],
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    budget: Annotated[Optional[int], typer.Option(
-        help="Largest number of databases to enumerate (overrides [limits] databases).")] = None,
+    json_out: JsonOpt = False,
+    budget: BudgetOpt = None,
+    budget_counts: CountsOpt = None,
+    engine: EngineOpt = None,
+    progress: ProgressOpt = None,
 ) -> None:
     """Decide the (ε, δ) claim of SPEC for every notion it names, exactly."""
-    from .budget import Budget
     from .render import result_json
-    from .spec import load_spec, run_spec
+    from .spec import run_spec
 
     try:
-        s = load_spec(spec)
-        if budget is not None:
-            from dataclasses import replace
-            s = replace(s, budget=Budget(budget))
-        report = run_spec(s)
+        s = _load(spec, budget, budget_counts, engine)
+        with _Progress(progress, "joint tables") as bar:
+            report = run_spec(s, progress=bar)
     except VerifierError as exc:
         _fail(exc, spec)
     engine = "; ".join(report.info)

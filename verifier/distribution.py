@@ -59,7 +59,10 @@ def sort_key(value: Any) -> tuple:
         return (3, len(value), tuple(sort_key(v) for v in value))
     if isinstance(value, frozenset):
         return (4, len(value), tuple(sorted(sort_key(v) for v in value)))
-    return (5, type(value).__name__, repr(value))
+    own = getattr(value, "__sort_key__", None)
+    if own is not None:
+        return (5, type(value).__name__, own())
+    return (6, type(value).__name__, repr(value))
 
 
 class Dist:

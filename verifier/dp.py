@@ -12,20 +12,71 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
 
+from gmpy2 import comb
+
 from .budget import Budget, check_database_count
+from .counts import compositions
 from .data import check_domain
 from .distribution import Dist
+from .errors import BudgetExceeded, InvalidArgument
 from .exact import Epsilon, parse_epsilon, probability
 from .loss import output_losses, privacy_loss
 from .mechanisms import Mechanism, all_databases
 from .result import Case, NotionResult, summarize
 
-__all__ = ["dp_cases", "check_dp"]
+__all__ = ["dp_cases", "symmetric_dp_cases", "check_dp"]
+
+
+def symmetric_dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
+                       budget: Budget | None = None) -> Iterator[Case]:
+    """Neighbouring pairs of a symmetric mechanism, by counts.
+
+    ``M(D)`` depends only on counts, so a neighbouring pair is the counts ``c`` of the
+    ``n − 1`` shared records and the two values ``a ≠ b`` of the differing one: the pair
+    ``(c + e_a, c + e_b)``. Every pair of databases maps to one of these with the same loss.
+    """
+    domain = check_domain(values)
+    k = len(domain)
+    total = int(comb(n - 1 + k - 1, k - 1)) * k * (k - 1)
+    budget = budget or Budget()
+    if total > budget.max_combinations:
+        raise BudgetExceeded(
+            f"dp by counts needs {total} neighbouring count pairs, over the budget of "
+            f"{budget.max_combinations}; use fewer records or values")
+    cache: dict[tuple, Dist] = {}
+
+    def run(c: tuple) -> Dist:
+        if c not in cache:
+            cache[c] = mech.on_counts(dict(zip(domain, c)), n)
+        return cache[c]
+
+    for c in compositions(n - 1, k):
+        shared = tuple(v for v, m in zip(domain, c) for _ in range(m))
+        for ai, a in enumerate(domain):
+            p = run(tuple(x + (j == ai) for j, x in enumerate(c)))
+            for bi, b in enumerate(domain):
+                if a == b:
+                    continue
+                q = run(tuple(x + (j == bi) for j, x in enumerate(c)))
+                yield Case(
+                    {"databases": [list(shared + (a,)), list(shared + (b,))], "index": n - 1},
+                    privacy_loss(p, q),
+                    lambda p=p, q=q: [(o, loss) for o, _, _, loss in output_losses(p, q)],
+                )
 
 
 def dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
-             budget: Budget | None = None) -> Iterator[Case]:
-    """One case per ordered neighbouring pair ``(D1, D2)`` with ``D1(i) ≠ D2(i)``."""
+             budget: Budget | None = None, engine: str = "auto") -> Iterator[Case]:
+    """One case per ordered neighbouring pair ``(D1, D2)`` with ``D1(i) ≠ D2(i)``.
+
+    A symmetric mechanism is enumerated by counts (``engine`` ``"auto"`` or ``"counts"``).
+    """
+    if engine == "counts" or (engine == "auto" and mech.symmetric):
+        if not mech.symmetric:
+            raise InvalidArgument(f"engine = 'counts' does not apply: the mechanism "
+                                  f"{mech.name} is not declared symmetric")
+        yield from symmetric_dp_cases(mech, values, n, budget)
+        return
     domain = check_domain(values)
     check_database_count(len(domain), n, budget or Budget())
     outputs: dict[tuple, Dist] = {}
@@ -51,7 +102,8 @@ def dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
 
 
 def check_dp(mech: Mechanism, values: Sequence[Hashable], records: int, epsilon: object = "0",
-             delta: object = "0", budget: Budget | None = None) -> NotionResult:
+             delta: object = "0", budget: Budget | None = None,
+             engine: str = "auto") -> NotionResult:
     """Decide (ε, δ)-DP of ``mech`` on databases of ``records`` records over ``values``, exactly.
 
     >>> from verifier.mechanisms import randomized_response
@@ -61,4 +113,4 @@ def check_dp(mech: Mechanism, values: Sequence[Hashable], records: int, epsilon:
     """
     eps = parse_epsilon(epsilon)
     d = probability(delta, "delta")
-    return summarize("dp", dp_cases(mech, values, records, budget), eps, d)
+    return summarize("dp", dp_cases(mech, values, records, budget, engine), eps, d)

@@ -1,33 +1,71 @@
-"""Choosing the engine that builds the joint tables, and saying how big its work is."""
+"""Choosing the engine that builds the joint tables, and saying how big its work is.
+
+* ``brute``: enumerates every database of θ (any θ, ζ and mechanism);
+* ``counts``: enumerates count vectors (:mod:`verifier.counts`); it applies when the records
+  are independent, the mechanism is symmetric (has ``on_counts``) and the knowledge is a set
+  of known indices (or nothing);
+* ``auto``: ``counts`` when it applies, else ``brute``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .budget import Budget
-from .data import DataModel
+from .counts import Progress, count_tables, count_work
+from .data import DataModel, IndependentData
 from .errors import InvalidArgument
 from .joint import JointTable, brute_force_tables
 from .knowledge import Knowledge
 from .mechanisms import Mechanism
 
-__all__ = ["ENGINES", "build_tables", "joint_tables"]
+__all__ = ["ENGINES", "build_tables", "joint_tables", "counts_apply"]
 
-ENGINES = ("auto", "brute")
+ENGINES = ("auto", "brute", "counts")
+
+Builder = Callable[[DataModel, Mechanism, Knowledge, Sequence[int], Budget | None],
+                   tuple[dict[int, JointTable], str]]
 
 
-def _brute(data: DataModel, mech: Mechanism, know: Knowledge, targets: Sequence[int],
-           budget: Budget | None) -> tuple[dict[int, JointTable], str]:
-    dist = data.distribution(budget)
+def counts_apply(data: DataModel, mech: Mechanism, know: Knowledge) -> str | None:
+    """Why the count engine does not apply, or None when it does."""
+    if not isinstance(data, IndependentData):
+        return "the data model is not independent records"
+    if not mech.symmetric:
+        return f"the mechanism {mech.name} is not declared symmetric"
+    if know.known is None:
+        return "the background knowledge is not a set of known indices"
+    return None
+
+
+def _brute(data, mech, know, targets, budget, progress=None):
     tables = brute_force_tables(data, mech, know, targets, budget)
-    return tables, f"brute force: {len(dist)} databases enumerated"
+    k = len(data.values)
+    return tables, f"brute force: {k}^{data.n} = {k ** data.n} databases enumerated"
 
 
-def build_tables(engine: str = "auto"):
-    """The table builder for ``engine`` (``"auto"`` picks the fastest that applies)."""
+def _counts(data, mech, know, targets, budget, progress=None):
+    reason = counts_apply(data, mech, know)
+    if reason:
+        raise InvalidArgument(f"engine = 'counts' does not apply: {reason}")
+    tables = count_tables(data, mech, know, targets, budget, progress)
+    m = len(know.known or ())
+    k = len(data.values)
+    return tables, (f"count engine: {count_work(data, know, targets)} combinations of counts "
+                    f"({len(targets)} target(s), {m} known and {data.n - 1 - m} other records); "
+                    f"brute force would enumerate {k}^{data.n} databases")
+
+
+def build_tables(engine: str = "auto", progress: Progress | None = None) -> Builder:
+    """The table builder for ``engine`` (``"auto"`` picks the count engine when it applies)."""
     if engine not in ENGINES:
         raise InvalidArgument(f"engine = {engine!r} is not one of {', '.join(ENGINES)}")
-    return _brute
+
+    def build(data, mech, know, targets, budget):
+        use_counts = engine == "counts" or (
+            engine == "auto" and counts_apply(data, mech, know) is None)
+        return (_counts if use_counts else _brute)(data, mech, know, targets, budget, progress)
+    return build
 
 
 def joint_tables(data: DataModel, mech: Mechanism, know: Knowledge, targets: Sequence[int],

@@ -33,6 +33,8 @@ def jsonable(value: object) -> object:
         return sorted((jsonable(v) for v in value), key=repr)
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
+    if hasattr(value, "as_dict"):
+        return value.as_dict()
     if isinstance(value, (bool, int, str)) or value is None:
         return value
     return repr(value)
@@ -59,10 +61,13 @@ def result_json(r: NotionResult, engine: str | None = None) -> dict:
 
 
 def short(text: str) -> str:
-    """An exact string, or its length when it is too long to read."""
+    """An exact string, or its size when it is too long to read."""
     if len(text) <= LONG:
         return text
-    return f"<{len(text)} characters; --json has it in full>"
+    if "/" in text and " " not in text:
+        num, den = text.split("/")
+        return f"<exact: {len(num.lstrip('-'))}-digit / {len(den)}-digit rational; --json has it>"
+    return f"<exact: {len(text)} characters; --json has it>"
 
 
 def show_value(value: Hashable) -> str:

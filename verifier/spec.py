@@ -39,7 +39,7 @@ _TABLES = {
     "mechanism": None,  # checked by the mechanism builder
     "attacker": {"target", "known", "knowledge", "pairs"},
     "query": {"epsilon", "delta", "notions"},
-    "limits": {"databases", "engine"},
+    "limits": {"databases", "combinations", "engine"},
 }
 
 
@@ -160,8 +160,9 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
             raise r.fail("data.prior", f"notion {notion!r} needs a data model: give prior, "
                                        f"priors, or support and weights")
 
-    budget = r.get("limits.databases", lambda b: Budget(b) if b is not None else Budget(),
-                   limits.get("databases"))
+    budget = r.get("limits", lambda lim: Budget(**{f"max_{k}": v for k, v in lim.items()
+                                                    if k in ("databases", "combinations")}),
+                   limits)
     engine = limits.get("engine", "auto")
     if engine not in ENGINES:
         raise r.fail("limits.engine", f"{engine!r} is not one of {', '.join(ENGINES)}")
@@ -211,9 +212,10 @@ def _read_knowledge(r: _Reader, attacker: dict, n: int, search_dir: Path | None)
     return no_knowledge()
 
 
-def run_spec(spec: Spec) -> Report:
+def run_spec(spec: Spec, progress=None) -> Report:
     """Run every notion the spec asks for."""
     return check_notions(spec.mechanism, values=spec.values, records=spec.records,
                          models=spec.model, knowledge=spec.knowledge, targets=spec.targets,
                          pairs=spec.pairs, epsilon=spec.epsilon, delta=spec.delta,
-                         notions=spec.notions, budget=spec.budget, engine=spec.engine)
+                         notions=spec.notions, budget=spec.budget, engine=spec.engine,
+                         progress=progress)

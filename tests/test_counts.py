@@ -1,0 +1,123 @@
+"""The count engine against brute force: identical exact joint tables and δ values."""
+
+from itertools import product
+
+import pytest
+from gmpy2 import mpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from strategies import distributions
+from verifier import (Dist, check_dp, check_partial, count, geometric_count, iid, independent,
+                      known_indices, mean_query, mechanism, sum_query, threshold_count)
+from verifier.counts import KnownCounts, compositions, count_law
+from verifier.engines import joint_tables
+from verifier.errors import BudgetExceeded, InvalidArgument
+from verifier.exact import parse_epsilon
+
+EPSILONS = [parse_epsilon(e) for e in ("0", "ln(2)", "1/2")]
+
+
+def symmetric_table_mechanism(draw, values, n):
+    """A random kernel on count vectors, declared symmetric."""
+    table = {c: draw(distributions(("x", "y", 7))) for c in compositions(n, len(values))}
+    return mechanism(lambda db: table[tuple(db.count(v) for v in values)], "random-symmetric",
+                     symmetric=True)
+
+
+@st.composite
+def instances(draw):
+    k = draw(st.sampled_from([2, 2, 3]))
+    n = draw(st.integers(2, 5 if k == 2 else 4))
+    values = tuple(range(k))
+    if draw(st.booleans()):
+        model = iid(draw(distributions(values)), values, n)
+    else:
+        model = independent([draw(distributions(values)) for _ in range(n)], values)
+    choice = draw(st.integers(0, 5))
+    mech = [lambda: count([1]), lambda: threshold_count([1, 2][:k - 1], draw(st.integers(0, n))),
+            lambda: geometric_count([1], draw(st.sampled_from(["1/2", "1/3", "2/5"]))),
+            sum_query, mean_query, lambda: symmetric_table_mechanism(draw, values, n)][choice]()
+    target = draw(st.integers(0, n - 1))
+    others = [j for j in range(n) if j != target]
+    known = tuple(sorted(draw(st.lists(st.sampled_from(others), unique=True)))) if others else ()
+    return model, mech, target, known
+
+
+def classes(values):
+    return lambda b: KnownCounts(values, tuple(b.count(v) for v in values))
+
+
+@settings(max_examples=300, deadline=None)
+@given(instances())
+def test_engines_agree(inst):
+    model, mech, target, known = inst
+    know = known_indices(known)
+    brute, _ = joint_tables(model, mech, know, [target], engine="brute")
+    fast, desc = joint_tables(model, mech, know, [target], engine="counts")
+    assert desc.startswith("count engine")
+    expected = brute[target]
+    expected = expected.merge_backgrounds(classes(model.values)) if known else \
+        expected.without_background()
+    assert fast[target] == expected
+    for eps in EPSILONS:
+        a = check_partial(mech, model, knowledge=know, targets=target, epsilon=eps,
+                          notions=["apkdp", "ppkdp", "noiseless"], engine="brute")
+        b = check_partial(mech, model, knowledge=know, targets=target, epsilon=eps,
+                          notions=["apkdp", "ppkdp", "noiseless"], engine="counts")
+        for notion in ("apkdp", "ppkdp", "noiseless"):
+            assert a.results[notion].delta == b.results[notion].delta
+            assert a.results[notion].epsilon == b.results[notion].epsilon
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 5), st.sampled_from([2, 3]), st.integers(0, 3))
+def test_dp_by_counts_agrees_with_brute_force(n, k, which):
+    values = list(range(k))
+    mech = [count([1]), threshold_count([1], 2), geometric_count([1], "1/3"), sum_query()][which]
+    for eps in ("0", "ln(3/2)", "1/3"):
+        a = check_dp(mech, values, n, eps, "1/10", engine="brute")
+        b = check_dp(mech, values, n, eps, "1/10", engine="counts")
+        assert a.delta == b.delta and a.epsilon == b.epsilon
+
+
+def test_count_law_by_hand():
+    # 3 i.i.d. records with P[1] = 1/4: P[#1 = j] = C(3, j) 3^(3−j) / 4^3
+    law, scale = count_law([Dist({0: "3/4", 1: "1/4"})] * 3, (0, 1))
+    assert scale == 64
+    assert {c: law[c] for c in law} == {(3, 0): 27, (2, 1): 27, (1, 2): 9, (0, 3): 1}
+    # non-identical: P[1] = 1/2 and 1/3: P[#1 = 0] = 1/3, 1: 1/2, 2: 1/6
+    law, scale = count_law([Dist({0: "1/2", 1: "1/2"}), Dist({0: "2/3", 1: "1/3"})], (0, 1))
+    assert {c: mpq(w, scale) for c, w in law.items()} == {
+        (2, 0): mpq(1, 3), (1, 1): mpq(1, 2), (0, 2): mpq(1, 6)}
+
+
+def test_known_counts_multiplicity():
+    assert KnownCounts((0, 1), (98, 2)).multiplicity == 4950  # C(100, 2) = 100·99/2
+    assert KnownCounts((0, 1, 2), (1, 1, 1)).multiplicity == 6
+
+
+def test_counts_engine_refuses_when_it_does_not_apply():
+    with pytest.raises(InvalidArgument) as info:
+        joint_tables(iid(["1/2", "1/2"], [0, 1], 3), mechanism(lambda db: db[0]),
+                     known_indices([1]), [0], engine="counts")
+    assert str(info.value) == ("engine = 'counts' does not apply: the mechanism <lambda> is not "
+                               "declared symmetric")
+
+
+def test_count_budget():
+    from verifier import Budget
+    with pytest.raises(BudgetExceeded) as info:
+        joint_tables(iid(["1/2", "1/2"], [0, 1], 50), count([1]), known_indices([]), [0],
+                     Budget(max_combinations=10))
+    assert str(info.value) == ("the count engine needs 100 combinations of counts, over the "
+                               "budget of 10; use fewer records or values, or raise the budget "
+                               "(--budget-counts 100)")
+
+
+def test_auto_picks_counts_and_scales():
+    r = check_partial(threshold_count([1], 20), iid(["9/10", "1/10"], [0, 1], 200),
+                      knowledge=known_indices(range(10)), targets=199, epsilon="ln(2)",
+                      notions=["apkdp", "ppkdp"])
+    assert r.info[0].startswith("count engine")
+    assert r.results["apkdp"].delta >= r.results["ppkdp"].delta  # Lemma 5
