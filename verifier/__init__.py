@@ -10,7 +10,7 @@ rationals in, exact rationals (or ``A − C·e^ε``) out.
 """
 
 from .budget import Budget
-from .check import NOTIONS, Report, check_notions, check_partial
+from .check import NOTIONS, Analysis, Report, analyse, check_notions, check_partial
 from .data import DataModel, explicit, iid, independent
 from .distribution import BOTTOM, Dist
 from .dp import check_dp
@@ -25,7 +25,7 @@ from .result import NotionResult
 from .spec import Spec, load_spec, parse_spec, run_spec
 
 __all__ = [
-    "Budget", "NOTIONS", "Report", "check_notions", "check_partial", "DataModel", "explicit",
+    "Budget", "NOTIONS", "Analysis", "Report", "analyse", "check_notions", "check_partial", "DataModel", "explicit",
     "iid", "independent", "BOTTOM", "Dist", "check_dp", "BudgetExceeded", "InvalidArgument",
     "InvalidDistribution", "InvalidNumber", "NullEvent", "SpecError", "UnknownName",
     "VerifierError", "Delta", "Epsilon", "parse_epsilon", "rational", "Knowledge", "knowledge",

@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.table import Table
 
 from .check import Report
-from .render import jsonable, show_delta, show_epsilon, show_value
+from .knowledge import describe_indices
+from .render import jsonable, show_delta, show_epsilon, show_rational, show_value
 from .spec import Spec
 
 __all__ = ["print_report"]
@@ -35,9 +36,11 @@ def print_report(spec: Spec, report: Report, console: Console | None = None) -> 
     else:
         console.print(f"[bold]data[/]       {spec.records} records over {list(spec.values)}")
     if any(n != "dp" for n in spec.notions):
-        console.print(f"[bold]attacker[/]   knows {spec.knowledge.name}; targets "
-                      f"{spec.targets}")
-    console.print(f"[bold]claim[/]      ε = {spec.epsilon}, δ = {spec.delta}")
+        targets = spec.targets if spec.targets == "all" else describe_indices(
+            [spec.targets] if isinstance(spec.targets, int) else spec.targets)
+        console.print(f"[bold]attacker[/]   knows {spec.knowledge.name}; targets {targets}")
+    delta = show_rational(spec.delta)
+    console.print(f"[bold]claim[/]      ε = {spec.epsilon}, δ = {delta}")
     for line in report.info:
         console.print(f"[bold]engine[/]     {line}")
 
@@ -45,16 +48,16 @@ def print_report(spec: Spec, report: Report, console: Console | None = None) -> 
     table.add_column("notion")
     table.add_column("holds")
     table.add_column(f"tight δ at ε = {spec.epsilon}")
-    table.add_column(f"tight ε at δ = {spec.delta}")
+    table.add_column(f"tight ε at δ = {delta}")
     for notion, r in report.results.items():
         table.add_row(_NAMES[notion], "[green]yes[/]" if r.holds else "[red]no[/]",
                       show_delta(r.delta), show_epsilon(r.epsilon))
     console.print(table)
 
     for notion, r in report.results.items():
-        w = {k: v for k, v in r.witness.items() if k != "outputs"}
+        w = {k: v for k, v in r.witness.items() if k not in ("outputs", "outputs_total")}
         outs = ", ".join(f"{show_value(o)} (L = {loss})" for o, loss in r.witness["outputs"][:8])
-        more = len(r.witness["outputs"]) - 8
+        more = r.witness.get("outputs_total", len(r.witness["outputs"])) - 8
         console.print(f"[bold]{notion} witness[/] {jsonable(w)}")
         if outs:
             console.print(f"    outputs with loss > ε: {outs}"

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from .distribution import Dist
 from .errors import InvalidArgument
 
-__all__ = ["Knowledge", "no_knowledge", "known_indices", "knowledge", "NOTHING"]
+__all__ = ["Knowledge", "no_knowledge", "known_indices", "knowledge", "NOTHING",
+           "describe_indices"]
 
 NOTHING = "nothing"  # the single background value of the attacker who knows nothing
 
@@ -70,7 +71,18 @@ def known_indices(indices: Sequence[int]) -> Knowledge:
     idx = tuple(sorted(idx))
     if not idx:
         return no_knowledge()
-    return Knowledge(f"records {list(idx)}", lambda db: Dist.point(tuple(db[j] for j in idx)), idx)
+    return Knowledge(f"records {describe_indices(idx)}",
+                     lambda db: Dist.point(tuple(db[j] for j in idx)), idx)
+
+
+def describe_indices(idx: Sequence[int]) -> str:
+    """``[0, 3, 5]``, or ``0..99 (100 indices)`` for a long contiguous run."""
+    idx = list(idx)
+    if len(idx) > 8:
+        if idx == list(range(idx[0], idx[-1] + 1)):
+            return f"{idx[0]}..{idx[-1]} ({len(idx)} indices)"
+        return f"{idx[:4]}… ({len(idx)} indices)"
+    return str(idx)
 
 
 def knowledge(f: Callable[[tuple], object], name: str | None = None) -> Knowledge:

@@ -28,7 +28,7 @@ and are not stored.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import reduce
 
@@ -97,6 +97,7 @@ class PrivacyLoss:
     infinite: mpz
     p_scale: mpz
     q_scale: mpz
+    _suffix: tuple | None = field(default=None, compare=False, repr=False)
 
     @staticmethod
     def from_rows(p_row: dict, q_row: dict) -> PrivacyLoss:
@@ -154,10 +155,21 @@ class PrivacyLoss:
                 lo = mid + 1
         return lo
 
+    def _suffixes(self) -> tuple[list[mpz], list[mpz]]:
+        """``sp[j]``, ``sq[j]``: P and Q mass of the atoms at index ≥ j (P with ``+∞``)."""
+        if self._suffix is None:
+            n = len(self.atoms)
+            sp, sq = [mpz(0)] * (n + 1), [mpz(0)] * (n + 1)
+            sp[n] = self.infinite
+            for j in range(n - 1, -1, -1):
+                sp[j] = sp[j + 1] + self.atoms[j][1]
+                sq[j] = sq[j + 1] + self.atoms[j][2]
+            object.__setattr__(self, "_suffix", (sp, sq))
+        return self._suffix
+
     def _sums(self, start: int) -> tuple[mpz, mpz]:
-        p = self.infinite + sum((a[1] for a in self.atoms[start:]), mpz(0))
-        q = sum((a[2] for a in self.atoms[start:]), mpz(0))
-        return p, q
+        sp, sq = self._suffixes()
+        return sp[start], sq[start]
 
     def delta(self, eps: Epsilon) -> Delta:
         """Tight δ at ε: ``P[r = ∞] + Σ_{r > E} (P(O) − E·Q(O))``, exact."""
@@ -173,21 +185,25 @@ class PrivacyLoss:
         if mpq(self.infinite, self.p_scale) > d:
             return Epsilon.INF
         n = len(self.atoms)
-        # suffix sums: P and Q mass of the atoms at index ≥ j (plus the infinite mass in P)
-        sp, sq = [mpz(0)] * (n + 1), [mpz(0)] * (n + 1)
-        sp[n] = self.infinite
-        for j in range(n - 1, -1, -1):
-            sp[j] = sp[j + 1] + self.atoms[j][1]
-            sq[j] = sq[j + 1] + self.atoms[j][2]
+        sp, sq = self._suffixes()
 
-        def delta_at(j: int) -> mpq:  # δ at E = ratio of atom j: the atoms above j count
-            return mpq(sp[j + 1], self.p_scale) - self.atoms[j][0] * mpq(sq[j + 1], self.q_scale)
+        # δ(r_j) = sp[j+1]/p_scale − r_j·sq[j+1]/q_scale ≤ d, compared in integers (cheaper
+        # than rationals with thousand-digit denominators): multiply through by
+        # p_scale·q_scale·den(r_j)·den(d) > 0
+        dn, dd = d.numerator, d.denominator
+        scales = self.p_scale * self.q_scale
+
+        def at_most_d(j: int) -> bool:
+            r = self.atoms[j][0]
+            rn, rd = r.numerator, r.denominator
+            lhs = (sp[j + 1] * self.q_scale * rd - rn * sq[j + 1] * self.p_scale) * dd
+            return lhs <= dn * scales * rd
 
         # δ(r_j) is non-increasing in j; find the least j with δ(r_j) ≤ d
         lo, hi = 0, n  # δ(r_{n-1}) = P[r = ∞] ≤ d, so the answer is < n when n > 0
         while lo < hi:
             mid = (lo + hi) // 2
-            if delta_at(mid) <= d:
+            if at_most_d(mid):
                 hi = mid
             else:
                 lo = mid + 1

@@ -71,6 +71,8 @@ class Table:
     table: JointTable
     engine: str
     _losses: dict = field(default_factory=dict, repr=False, compare=False)
+    _mixtures: dict = field(default_factory=dict, repr=False, compare=False)
+    _outputs: dict = field(default_factory=dict, repr=False, compare=False)
 
     def label(self, **extra) -> dict:
         out = {"model": self.model, "knowledge": self.knowledge, "target": self.table.target}
@@ -85,6 +87,13 @@ class Table:
             self._losses[key] = {bg: loss for bg in jt.backgrounds()
                                  if (loss := apk_loss(jt, a, b, bg)) is not None}
         return self._losses[key]
+
+    def row_losses(self, a: Hashable, b: Hashable, bg: Hashable) -> list[tuple[Hashable, Loss]]:
+        """``(O, L(O, B̂))`` for every output (for witnesses), computed once."""
+        key = (a, b, bg)
+        if key not in self._outputs:
+            self._outputs[key] = _row_losses(self.table, a, b, bg)
+        return self._outputs[key]
 
 
 def _row_losses(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
@@ -127,12 +136,12 @@ def _ppk(t: Table, a: Hashable, b: Hashable) -> PrivacyLoss | None:
     """PPK as the mixture of APK losses over ``B ~ ζ(D) | D(i)=a`` (Theorem 1 / Lemma 4):
     ``PPK_{i,a,b} = Σ_B P[ζ(D)=B | D(i)=a] · APK_{i,a,b,B}``; the mixture keeps every
     ``(B, O)`` with its own ratio, so it is Definition 7's expectation term by term."""
-    jt = t.table
-    pa = jt.p_value(a)
-    if pa == 0:
-        return None
-    return PrivacyLoss.mixture((jt.p_background(a, bg) / pa, loss)
-                               for bg, loss in t.apk_losses(a, b).items())
+    if (a, b) not in t._mixtures:
+        jt = t.table
+        pa = jt.p_value(a)
+        t._mixtures[(a, b)] = None if pa == 0 else PrivacyLoss.mixture(
+            (jt.p_background(a, bg) / pa, loss) for bg, loss in t.apk_losses(a, b).items())
+    return t._mixtures[(a, b)]
 
 
 def apk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
@@ -141,7 +150,7 @@ def apk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
     for a, b in pairs:
         for bg, loss in t.apk_losses(a, b).items():
             yield Case(t.label(values=[a, b], background=bg), loss,
-                       lambda a=a, b=b, bg=bg: _row_losses(jt, a, b, bg))
+                       lambda a=a, b=b, bg=bg: t.row_losses(a, b, bg))
 
 
 def ppk_case(t: Table, a: Hashable, b: Hashable) -> Case | None:
@@ -153,7 +162,7 @@ def ppk_case(t: Table, a: Hashable, b: Hashable) -> Case | None:
 
     def outputs() -> list:
         return [(o if bg == NOTHING else (bg, o), l_) for bg in t.apk_losses(a, b)
-                for o, l_ in _row_losses(jt, a, b, bg)]
+                for o, l_ in t.row_losses(a, b, bg)]
     return Case(t.label(values=[a, b]), loss, outputs)
 
 

@@ -11,10 +11,11 @@ from collections.abc import Hashable
 from gmpy2 import mpq
 
 from .distribution import Bottom
-from .exact import Delta, Epsilon, format_rational
+from .exact import Delta, Epsilon, decimal_string, format_rational
 from .result import NotionResult
 
-__all__ = ["jsonable", "result_json", "show_value", "show_delta", "show_epsilon", "short"]
+__all__ = ["jsonable", "result_json", "show_value", "show_delta", "show_epsilon", "short",
+           "show_rational"]
 
 LONG = 60  # exact strings longer than this are summarised in human output
 
@@ -76,6 +77,16 @@ def show_value(value: Hashable) -> str:
     if isinstance(value, type(mpq(0))):
         return format_rational(value)
     return repr(value) if isinstance(value, str) else str(value)
+
+
+def show_rational(x: mpq) -> str:
+    """A rational exactly when short (``1/100``), else its decimal (``1e-100``), marked ≈ only
+    when the decimal is not exact."""
+    text = format_rational(x)
+    if len(text) <= 24:
+        return text
+    dec = decimal_string(x, 6)
+    return dec if mpq(dec) == x else f"≈ {dec}"
 
 
 def show_delta(d: Delta) -> str:

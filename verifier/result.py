@@ -16,7 +16,9 @@ from .errors import InvalidArgument
 from .exact import Delta, Epsilon
 from .loss import Loss, PrivacyLoss
 
-__all__ = ["Case", "NotionResult", "summarize"]
+__all__ = ["Case", "NotionResult", "summarize", "MAX_WITNESS_OUTPUTS"]
+
+MAX_WITNESS_OUTPUTS = 1000  # a witness lists at most this many outputs (and says how many)
 
 
 @dataclass(frozen=True)
@@ -69,8 +71,10 @@ def summarize(notion: str, cases: Iterable[Case], eps: Epsilon, delta: mpq,
             best_eps = e
     if best_case is None:
         raise InvalidArgument(f"{notion}: there is no case to check (empty family)")
-    contributing = [(o, str(loss)) for o, loss in best_case.outputs() if loss.exceeds(eps)]
+    contributing = [(o, loss) for o, loss in best_case.outputs() if loss.exceeds(eps)]
     witness = dict(best_case.label)
-    witness["outputs"] = contributing
+    witness["outputs"] = [(o, str(loss)) for o, loss in contributing[:MAX_WITNESS_OUTPUTS]]
+    if len(contributing) > MAX_WITNESS_OUTPUTS:
+        witness["outputs_total"] = len(contributing)
     return NotionResult(notion, eps, delta, best_delta, best_eps,
                         best_delta.compare(delta) <= 0, witness, count, details)
