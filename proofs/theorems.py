@@ -182,6 +182,38 @@ def threshold_family():
             yield inst
 
 
+def proposition28_family():
+    """(n, T, m, p): n i.i.d. voters with P[yes] = p, threshold T, m known votes."""
+    for n in (4, 6, 8):
+        for m in range(0, 4):
+            for t in range(m, m + 4):
+                for p in ("1/5", "1/2", "1/100"):
+                    yield n, t, m, p
+    yield 200, 25, 20, "1/100"
+    yield 1000, 100, 100, "1/1000000"  # thesis Example 7 at full size
+
+
+def proposition28(item) -> bool:
+    """APK of M_T with m known records = PPK of M_{T−m} with no knowledge on n − m records."""
+    from verifier import analyse, threshold_count
+    n, t, m, p = item
+    prior = [str(1 - mpq(p)), p]
+    active = analyse(threshold_count([1], t), values=[0, 1], records=n,
+                     models=iid(prior, [0, 1], n), knowledge=known_indices(range(m)),
+                     targets=n - 1)
+    passive = analyse(threshold_count([1], t - m), values=[0, 1], records=n - m,
+                      models=iid(prior, [0, 1], n - m), targets=n - m - 1)
+    epsilons = EPSILONS if n <= 8 else EPSILONS[1:2]
+    for eps in epsilons:
+        apk = active.report(["apkdp"], eps).results["apkdp"]
+        ppk = passive.report(["ppkdp"], eps).results["ppkdp"]
+        if apk.delta != ppk.delta:
+            return False
+        if m and apk.witness["background"].counts != (0, m):  # worst case: all known are 1
+            return False
+    return True
+
+
 THEOREMS = [
     Theorem("lemma4", "seed 003 Lemma 4; thesis Theorem 1",
             "PPK is the expectation of APK over the background value, exactly",
@@ -202,4 +234,8 @@ THEOREMS = [
     Theorem("remark2-threshold", "thesis Remark 2; seed 003 Example 1",
             "thresholded counts are not Θ-reducible: APK δ and PPK δ differ on some instance",
             threshold_family, apk_equals_equal_ppk, expected=False),
+    Theorem("proposition28", "thesis Proposition 28",
+            "an active attacker knowing m records of M_T faces the δ of a passive attacker with "
+            "no knowledge against M_{T−m} on the other n − m records",
+            proposition28_family, proposition28),
 ]

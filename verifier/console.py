@@ -44,7 +44,8 @@ def print_report(spec: Spec, report: Report, console: Console | None = None) -> 
     for line in report.info:
         console.print(f"[bold]engine[/]     {line}")
 
-    table = Table(title=None, show_lines=False)
+    table = Table(title="exact values (long ones in --json), certified decimals beside them",
+                  show_lines=False)
     table.add_column("notion")
     table.add_column("holds")
     table.add_column(f"tight δ at ε = {spec.epsilon}")
@@ -55,13 +56,14 @@ def print_report(spec: Spec, report: Report, console: Console | None = None) -> 
     console.print(table)
 
     for notion, r in report.results.items():
-        w = {k: v for k, v in r.witness.items() if k not in ("outputs", "outputs_total")}
+        w = {k: v for k, v in r.witness.items() if k not in ("outputs", "outputs_truncated")}
         outs = ", ".join(f"{show_value(o)} (L = {loss})" for o, loss in r.witness["outputs"][:8])
-        more = r.witness.get("outputs_total", len(r.witness["outputs"])) - 8
+        more = len(r.witness["outputs"]) - 8
         console.print(f"[bold]{notion} witness[/] {jsonable(w)}")
         if outs:
             console.print(f"    outputs with loss > ε: {outs}"
-                          + (f" … and {more} more" if more > 0 else ""))
+                          + (f" … and {more} more" if more > 0 else "")
+                          + (" (and others)" if r.witness.get("outputs_truncated") else ""))
 
     apk = report.results.get("apkdp")
     if apk is not None and apk.details:

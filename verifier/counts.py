@@ -187,17 +187,19 @@ def count_tables(data: IndependentData, mech: Mechanism, know: Knowledge,
                 for c_u, n_u in law_u.items():
                     d, row = output_row(tuple(a + b for a, b in zip(base, c_u)))
                     for o, w in row.items():
+                        term = n_u if w == 1 else n_u * w  # point masses: no multiplication
                         # keep Σ n_u·w/d exact with one denominator per output: lcm of the d's
                         if o not in acc:
-                            acc[o], denoms[o] = n_u * w, d
+                            acc[o], denoms[o] = term, d
                         elif denoms[o] == d:
-                            acc[o] += n_u * w
+                            acc[o] += term
                         else:
                             common = lcm(denoms[o], d)
-                            acc[o] = acc[o] * (common // denoms[o]) + n_u * w * (common // d)
+                            acc[o] = acc[o] * (common // denoms[o]) + term * (common // d)
                             denoms[o] = common
                 common = reduce(lcm, denoms.values(), mpz(1))
-                row = {o: a * (common // denoms[o]) for o, a in acc.items() if a}
+                row = {o: a if denoms[o] == common else a * (common // denoms[o])
+                       for o, a in acc.items() if a}
                 if not row:
                     continue
                 key = KnownCounts(values, c_k) if known else NOTHING

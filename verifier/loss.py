@@ -107,6 +107,7 @@ class PrivacyLoss:
         if p_scale == 0 or q_scale == 0:
             raise InvalidArgument("a privacy loss needs two distributions of positive mass")
         scale = mpq(q_scale, p_scale)
+        unit = scale == 1
         merged: dict[mpq, list] = {}
         infinite = mpz(0)
         for o, p in p_row.items():
@@ -116,7 +117,7 @@ class PrivacyLoss:
             if q == 0:
                 infinite += p
                 continue
-            r = mpq(p, q) * scale
+            r = mpq(p, q) if unit else mpq(p, q) * scale
             if r > 1:
                 acc = merged.get(r)
                 if acc is None:

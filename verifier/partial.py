@@ -160,9 +160,9 @@ def ppk_case(t: Table, a: Hashable, b: Hashable) -> Case | None:
         return None
     jt = t.table
 
-    def outputs() -> list:
-        return [(o if bg == NOTHING else (bg, o), l_) for bg in t.apk_losses(a, b)
-                for o, l_ in t.row_losses(a, b, bg)]
+    def outputs():
+        return ((o if bg == NOTHING else (bg, o), l_) for bg in t.apk_losses(a, b)
+                for o, l_ in t.row_losses(a, b, bg))
     return Case(t.label(values=[a, b]), loss, outputs)
 
 

@@ -67,8 +67,8 @@ def short(text: str) -> str:
         return text
     if "/" in text and " " not in text:
         num, den = text.split("/")
-        return f"<exact: {len(num.lstrip('-'))}-digit / {len(den)}-digit rational; --json has it>"
-    return f"<exact: {len(text)} characters; --json has it>"
+        return f"<{len(num.lstrip('-'))}-digit/{len(den)}-digit rational>"
+    return f"<{len(text)} characters>"
 
 
 def show_value(value: Hashable) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 
 from gmpy2 import mpq
 
@@ -25,12 +26,12 @@ MAX_WITNESS_OUTPUTS = 1000  # a witness lists at most this many outputs (and say
 class Case:
     """One comparison: a label (which databases, index, values, background) and its loss.
 
-    ``outputs`` lists ``(output, loss)`` on demand, to name the outputs of a witness.
+    ``outputs`` yields ``(output, loss)`` on demand, to name the outputs of a witness.
     """
 
     label: Mapping[str, object]
     loss: PrivacyLoss
-    outputs: Callable[[], list[tuple[Hashable, Loss]]] = lambda: []
+    outputs: Callable[[], Iterable[tuple[Hashable, Loss]]] = lambda: ()
 
 
 @dataclass(frozen=True)
@@ -71,10 +72,12 @@ def summarize(notion: str, cases: Iterable[Case], eps: Epsilon, delta: mpq,
             best_eps = e
     if best_case is None:
         raise InvalidArgument(f"{notion}: there is no case to check (empty family)")
-    contributing = [(o, loss) for o, loss in best_case.outputs() if loss.exceeds(eps)]
+    contributing = islice(((o, loss) for o, loss in best_case.outputs() if loss.exceeds(eps)),
+                          MAX_WITNESS_OUTPUTS + 1)
+    listed = [(o, str(loss)) for o, loss in contributing]
     witness = dict(best_case.label)
-    witness["outputs"] = [(o, str(loss)) for o, loss in contributing[:MAX_WITNESS_OUTPUTS]]
-    if len(contributing) > MAX_WITNESS_OUTPUTS:
-        witness["outputs_total"] = len(contributing)
+    witness["outputs"] = listed[:MAX_WITNESS_OUTPUTS]
+    if len(listed) > MAX_WITNESS_OUTPUTS:
+        witness["outputs_truncated"] = True
     return NotionResult(notion, eps, delta, best_delta, best_eps,
                         best_delta.compare(delta) <= 0, witness, count, details)

@@ -1,0 +1,94 @@
+"""Example 7 at full size and threshold sweeps, against closed forms derived by hand."""
+
+import csv
+import json
+from math import comb
+from pathlib import Path
+
+from gmpy2 import mpq
+from typer.testing import CliRunner
+
+from verifier import check_partial, iid, known_indices, threshold_count
+from verifier.cli import app
+from verifier.spec import load_spec
+from verifier.sweep import parse_range, threshold_sweep
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+MPQ = type(mpq(0))
+
+
+def test_example7_full_size_by_hand():
+    """n = 1000, p = 10^-6, T = 100, 100 votes known, target another, ε = ln 2.
+
+    Active, all known votes yes, a = 0, b = 1: the count is 100 + X (X ~ Bin(899, p), the
+    other voters) under a and 101 + X under b; both are always released. Output 100 has
+    probability P[X = 0] = (1 − p)^899 under a and 0 under b: loss +∞. For c > 100 the ratio
+    P[X = j]/P[X = j − 1] = (900 − j)/j · p/(1 − p) < 2. So APK δ = (1 − p)^899 exactly.
+
+    Passive, ε = ln 2: ⊥ has ratio within (1/2, 2) of 1 (either hypothesis releases with
+    probability ≤ P[≥ 99 yes among 999 voters]) so only released outputs contribute, and PPK δ
+    ≤ P[released | a] ≤ P[≥ 99 of the other 999 vote yes] ≤ C(999, 99)·p^99 < 10^-100.
+    """
+    p = mpq(1, 10**6)
+    result = runner.invoke(app, ["check", str(ROOT / "examples" / "example7.toml"), "--json"])
+    assert result.exit_code == 1  # the active attacker breaks the claim
+    out = json.loads(result.stdout)
+    apk, ppk = mpq(out["apkdp"]["delta"]), mpq(out["ppkdp"]["delta"])
+    assert apk == (1 - p) ** 899
+    assert out["apkdp"]["approx"]["delta"] == "0.999101"
+    assert 0 < ppk <= comb(999, 99) * p ** 99 < mpq(1, 10**100)
+    assert out["ppkdp"]["holds"] is True and out["apkdp"]["holds"] is False
+    assert len(out["ppkdp"]["delta"]) > 4300  # beyond Python's default int-to-str limit
+
+
+def test_parse_range():
+    assert parse_range("2..5") == [2, 3, 4, 5]
+    assert parse_range("3,7") == [3, 7]
+
+
+def test_sweep_matches_direct_checks(tmp_path):
+    spec = tmp_path / "s.toml"
+    spec.write_text("""
+[data]
+records = 30
+values = [0, 1]
+prior = ["19/20", "1/20"]
+[mechanism]
+kind = "threshold_count"
+counts = [1]
+threshold = 3
+[attacker]
+target = 29
+known = [0, 1]
+[query]
+epsilon = "ln(2)"
+delta = "1/1000"
+notions = ["apkdp", "ppkdp"]
+""")
+    csv_path, json_path, png = tmp_path / "s.csv", tmp_path / "s.json", tmp_path / "s.png"
+    result = runner.invoke(app, ["sweep", str(spec), "--threshold", "2..4", "--p", "1/20,1/10",
+                                 "--csv", str(csv_path), "--json-file", str(json_path),
+                                 "--plot", str(png)])
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.DictReader(csv_path.open()))
+    assert len(rows) == 2 * 3 * 2 and json.loads(json_path.read_text()) == [
+        {**r, "threshold": int(r["threshold"]), "holds": r["holds"] == "True"} for r in rows]
+    assert png.stat().st_size > 10_000
+    for row in rows:
+        p = row["p"]
+        direct = check_partial(threshold_count([1], int(row["threshold"])),
+                               iid([str(1 - mpq(p)), p], [0, 1], 30),
+                               knowledge=known_indices([0, 1]), targets=29, epsilon="ln(2)",
+                               delta="1/1000", notions=[row["notion"]])
+        r = direct.results[row["notion"]]
+        assert row["delta"] == str(r.delta) and row["epsilon"] == str(r.epsilon)
+
+
+def test_sweep_refuses_other_mechanisms():
+    spec = load_spec(ROOT / "examples" / "referendum_tally.toml")
+    import pytest
+    from verifier.errors import InvalidArgument
+    with pytest.raises(InvalidArgument) as info:
+        threshold_sweep(spec, [1, 2])
+    assert str(info.value) == 'a threshold sweep needs kind = "threshold_count", not \'count\''
