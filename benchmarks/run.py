@@ -70,10 +70,12 @@ def bench_fraction(n: int) -> dict:
             "speedup": round(slow / fast, 1), "identical": same}
 
 
-def bench_growth(sizes) -> list[dict]:
+def bench_growth(sizes, repeats: int = 3) -> list[dict]:
+    """Best of ``repeats`` runs for each n (the minimum is the least disturbed by the machine)."""
     rows, previous = [], None
     for n in sizes:
-        elapsed, apk, ppk = example7(n)
+        runs = [example7(n) for _ in range(repeats)]
+        elapsed, apk, ppk = min(runs, key=lambda r: r[0])
         row = {"n": n, "seconds": round(elapsed, 3),
                "apk_delta_digits": len(str(apk)), "ppk_delta_digits": len(str(ppk))}
         if previous:

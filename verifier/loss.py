@@ -229,21 +229,29 @@ class PrivacyLoss:
 
     @staticmethod
     def mixture(parts: Iterable[tuple[mpq, PrivacyLoss]]) -> PrivacyLoss:
-        """``Σ_k w_k · loss_k``: the law of the ratio when part ``k`` is drawn with weight ``w_k``.
+        """``Σ_k (w_k/Σw) · loss_k``: the law of the ratio when part ``k`` is drawn with
+        probability proportional to ``w_k``; ratios are unchanged.
 
-        Masses are brought to common scales; ratios are unchanged.
+        Masses are brought to common integer scales: with ``f_k = w_k/p_scale_k`` and ``L`` the
+        lcm of their denominators, part ``k``'s masses are multiplied by ``f_k·L`` and the new
+        scale is ``Σ_k f_k·L·p_scale_k = L·Σw``. Weights that share a denominator (as the rows
+        of one joint table do) keep these multipliers small.
         """
         parts = [(mpq(w), loss) for w, loss in parts if w != 0]
         if not parts:
             return PrivacyLoss.none()
-        p_factors = [w / loss.p_scale for w, loss in parts]
-        q_factors = [w / loss.q_scale for w, loss in parts]
-        p_scale, q_scale = _denominator_lcm(p_factors), _denominator_lcm(q_factors)
+
+        def multipliers(scales: list[mpz]) -> tuple[list[mpz], mpz]:
+            factors = [w / s for (w, _), s in zip(parts, scales)]
+            common = _denominator_lcm(factors)
+            ks = [(f * common).numerator for f in factors]
+            return ks, sum((k * s for k, s in zip(ks, scales)), mpz(0))
+
+        kps, p_scale = multipliers([loss.p_scale for _, loss in parts])
+        kqs, q_scale = multipliers([loss.q_scale for _, loss in parts])
         merged: dict[mpq, list] = {}
         infinite = mpz(0)
-        for (w, loss), fp, fq in zip(parts, p_factors, q_factors):
-            kp, kq = fp * p_scale, fq * q_scale  # integers
-            kp, kq = kp.numerator, kq.numerator
+        for (_, loss), kp, kq in zip(parts, kps, kqs):
             infinite += kp * loss.infinite
             for r, p, q in loss.atoms:
                 acc = merged.get(r)

@@ -138,9 +138,9 @@ def _ppk(t: Table, a: Hashable, b: Hashable) -> PrivacyLoss | None:
     ``(B, O)`` with its own ratio, so it is Definition 7's expectation term by term."""
     if (a, b) not in t._mixtures:
         jt = t.table
-        pa = jt.p_value(a)
-        t._mixtures[(a, b)] = None if pa == 0 else PrivacyLoss.mixture(
-            (jt.p_background(a, bg) / pa, loss) for bg, loss in t.apk_losses(a, b).items())
+        # weights P[D(i)=a, ζ(D)=B]: the mixture normalises them to P[ζ(D)=B | D(i)=a]
+        t._mixtures[(a, b)] = None if jt.p_value(a) == 0 else PrivacyLoss.mixture(
+            (jt.p_background(a, bg), loss) for bg, loss in t.apk_losses(a, b).items())
     return t._mixtures[(a, b)]
 
 
