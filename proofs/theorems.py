@@ -21,6 +21,8 @@ from verifier.joint import JointTable
 from verifier.partial import apk_loss, ordered_pairs, ppk_loss
 
 from .families import Instance, partial_knowledge_family
+from .guessing_theorems import (bounds_in_order, guessing_family, ring_form_bounds,
+                                worst_prior_family, worst_prior_maximises)
 
 EPSILONS = [parse_epsilon(e) for e in ("0", "ln(2)", "ln(5/2)", "1/2")]
 DELTAS = [mpq(0), mpq(1, 100), mpq(1, 5)]
@@ -234,6 +236,15 @@ THEOREMS = [
     Theorem("remark2-threshold", "thesis Remark 2; seed 003 Example 1",
             "thresholded counts are not Θ-reducible: APK δ and PPK δ differ on some instance",
             threshold_family, apk_equals_equal_ppk, expected=False),
+    Theorem("guess-bounds-order", "seed 004, main theorem and simplification",
+            "exact posterior ≤ precise bound ≤ simplified bound for every target",
+            guessing_family, bounds_in_order),
+    Theorem("guess-ring-form", "REFERENCE.md §7 (ring form of the precise bound)",
+            "the ring form bounds the posterior — false: the family holds a counterexample",
+            guessing_family, ring_form_bounds, expected=False),
+    Theorem("guess-worst-prior", "seed 004, worst-case prior distribution",
+            "p = 1/(1 + e^{Rε/2}) maximises the simplified advantage, which is tanh(Rε/4)",
+            worst_prior_family, worst_prior_maximises),
     Theorem("proposition28", "thesis Proposition 28",
             "an active attacker knowing m records of M_T faces the δ of a passive attacker with "
             "no knowledge against M_{T−m} on the other n − m records",

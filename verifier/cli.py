@@ -185,6 +185,61 @@ def sweep(
     Console(highlight=False, width=160).print(table)
 
 
+@app.command()
+def guess(
+    spec: Annotated[Optional[Path], typer.Argument(help="A guessing spec (TOML).")] = None,
+    json_out: JsonOpt = False,
+    eta: Annotated[Optional[str], typer.Option(help="Target advantage η: find ε.")] = None,
+    diameter: Annotated[Optional[str], typer.Option(
+        help="Diameter R of the domain in units of the goal's precision (without SPEC).")] = None,
+    prior: Annotated[Optional[str], typer.Option(
+        help="Prior probability of the goal, P[X ∈ g(x)] (without SPEC; default: worst case).")
+    ] = None,
+    plot: Annotated[Optional[Path], typer.Option(
+        help="Draw advantage against ε for several priors (simplified bound) to a PNG.")] = None,
+) -> None:
+    """Guessing advantage of an attacker (seed 004): exact advantage, bounds, ε from η."""
+    from .guess_bounds import max_advantage, simplified_epsilon, worst_prior_for_eta
+
+    try:
+        if spec is None:
+            if eta is None or diameter is None:
+                raise SpecError("without SPEC give --eta and --diameter (and optionally --prior)")
+            p = prior if prior is not None else worst_prior_for_eta(eta)
+            eps = simplified_epsilon(p, eta, diameter)
+            out = {"epsilon": str(eps), "epsilon_approx": eps.approx(), "prior": str(p),
+                   "eta": eta, "diameter": diameter, "worst_case_prior": prior is None}
+            if not eps.infinite:
+                out["max_advantage_at_epsilon"] = str(max_advantage(eps, diameter))
+            if plot is not None:
+                from .plot import plot_advantage
+                plot_advantage(plot, diameter)
+            if json_out:
+                _emit_json(out)
+            else:
+                for k, v in out.items():
+                    typer.echo(f"{k:26} {v}")
+            return
+        from .guess_check import guess_report, load_guess_spec, report_json
+        s = load_guess_spec(spec)
+        if eta is not None:
+            from dataclasses import replace
+
+            from .guess_bounds import check_eta
+            s = replace(s, eta=check_eta(eta))
+        rep = guess_report(s)
+    except VerifierError as exc:
+        _fail(exc, spec)
+    if plot is not None:
+        from .plot import plot_advantage
+        plot_advantage(plot, rep["diameter"][0])
+    if json_out:
+        _emit_json(report_json(rep))
+        return
+    from .console import print_guess
+    print_guess(s, rep)
+
+
 def main() -> None:  # console-script entry point
     app()
 

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from .check import Report
 from .knowledge import describe_indices
+from .exact import decimal_string
 from .render import jsonable, show_delta, show_epsilon, show_rational, show_value
 from .spec import Spec
 
@@ -95,3 +96,52 @@ def print_report(spec: Spec, report: Report, console: Console | None = None) -> 
                               "[bold]APK and PPK part.[/]")
             elif apk.delta == ppk.delta:
                 console.print("APK and PPK coincide here: the active attacker gains nothing.")
+
+
+def print_guess(spec, rep: dict, console: Console | None = None) -> None:
+    """The guessing report: per target, exact advantage, bounds and slack (seed 004)."""
+    console = console or Console(highlight=False, width=140)
+    m = spec.model
+    eps = ", ".join(str(e) for e in rep["epsilon"])
+    tight = ", ".join(f"{t[0]} ≈ {t[0].approx()}" for t in rep["tight"])
+    console.print(f"[bold]mechanism[/]  {spec.mechanism} on {len(m.domain)} values; tight ε·d: "
+                  f"{tight}")
+    console.print(f"[bold]goal[/]       {m.mode.upper()} of precisions "
+                  f"{[str(r) for r in m.precisions]}; diameter R = "
+                  f"{', '.join(str(d) for d in rep['diameter'])}")
+    note = "" if rep["private_at_epsilon"] is not False else \
+        "  [red](the mechanism is NOT ε·d-private at this ε: the bounds need not hold)[/]"
+    console.print(f"[bold]bounds at[/]  ε = {eps}{note}")
+    table = Table(title="exact advantage per target; bounds on the posterior (exact or ≈ "
+                        "certified)")
+    for col in ("target", "P[g] prior", "best output", "posterior", "advantage",
+                "precise bound", "simplified bound", "order ok"):
+        table.add_column(col)
+    for r in rep["rows"]:
+        table.add_row(show_value(r.target), str(r.prior), show_value(r.output), str(r.posterior),
+                      f"{r.advantage}  ≈ {decimal_string(r.advantage)}",
+                      _certified(r.precise), _certified(r.simplified),
+                      {True: "yes", False: "[red]no[/]", None: "undecided"}[r.order()])
+    console.print(table)
+    w = rep["worst"]
+    console.print(f"[bold]worst target[/] {show_value(w.target)}: advantage {w.advantage} ≈ "
+                  f"{decimal_string(w.advantage)} (output {show_value(w.output)})")
+    pre, post = rep["vulnerability"]
+    console.print(f"[bold]best Bayesian guess[/] succeeds with {pre} ≈ {decimal_string(pre)} "
+                  f"before, {post} ≈ {decimal_string(post)} after seeing the output")
+    if "inversion" in rep:
+        inv = rep["inversion"]
+        console.print(f"[bold]ε for advantage ≤ {inv['eta']}[/] at target "
+                      f"{show_value(inv['target'])}: simplified bound {inv['simplified']} ≈ "
+                      f"{inv['simplified'].approx()}")
+        if inv["precise"] is not None:
+            lo, hi = inv["precise"]
+            console.print(f"    precise bound: ε ∈ [{lo.approx()}, {hi.approx()}] "
+                          f"(certified; exact ends ln of rationals in --json)")
+
+
+def _certified(c) -> str:
+    v = c.value
+    if v is not None and len(str(v)) <= 16:
+        return str(v)
+    return f"≈ {c.approx()}"

@@ -14,7 +14,7 @@ from pathlib import Path
 from .exact import Delta, Epsilon
 from .sweep import SweepPoint
 
-__all__ = ["log10_approx", "plot_threshold_sweep"]
+__all__ = ["log10_approx", "plot_threshold_sweep", "plot_advantage"]
 
 LABELS = {"apkdp": "active (APK)", "ppkdp": "passive (PPK)", "noiseless": "noiseless",
           "dp": "DP"}
@@ -66,6 +66,33 @@ def plot_threshold_sweep(points: Sequence[SweepPoint], path: str | Path, *, titl
     ax_d.legend(fontsize=7)
     ax_e.legend(fontsize=7)
     fig.suptitle(title + " — exact values, drawn approximately", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_advantage(path: str | Path, diameter, priors=("1/100", "1/20", "1/10", "1/4", "1/2")
+                   ) -> None:
+    """Advantage allowed by the simplified bound against ε, for several priors ``p``:
+    ``η(ε) = 1/(1 + e^{−εR}(1−p)/p) − p``, and the worst prior's ``tanh(Rε/4)`` (seed 004,
+    "Guessing advantage vs epsilon for different prior distributions"). Display only."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from fractions import Fraction
+
+    R = float(Fraction(str(diameter)))  # float ok: plot coordinate
+    xs = [i / 50 for i in range(0, 401)]  # ε from 0 to 8
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for p_text in priors:
+        p = float(Fraction(p_text))  # float ok: plot coordinate
+        ax.plot(xs, [1 / (1 + math.exp(-e * R) * (1 - p) / p) - p for e in xs],  # float ok
+                label=f"prior {p_text}")
+    ax.plot(xs, [math.tanh(R * e / 4) for e in xs], "k--", label="worst prior: tanh(Rε/4)")
+    ax.set_xlabel("ε")
+    ax.set_ylabel("largest advantage η (simplified bound, approx.)")
+    ax.set_title(f"Guessing advantage against ε, R = {diameter}", fontsize=10)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
