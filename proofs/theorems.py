@@ -21,6 +21,8 @@ from verifier.joint import JointTable
 from verifier.partial import apk_loss, ordered_pairs, ppk_loss
 
 from .families import Instance, partial_knowledge_family
+from .pso_theorems import (composition_family, counting_family, lemma_41,
+                           postprocessing_family, proposition_42, theorem_46)
 from .guessing_theorems import (bounds_in_order, guessing_family, ring_form_bounds,
                                 worst_prior_family, worst_prior_maximises)
 
@@ -245,6 +247,15 @@ THEOREMS = [
     Theorem("guess-worst-prior", "seed 004, worst-case prior distribution",
             "p = 1/(1 + e^{Rε/2}) maximises the simplified advantage, which is tanh(Rε/4)",
             worst_prior_family, worst_prior_maximises),
+    Theorem("pso-proposition-4.2", "seed 002, Proposition 4.2",
+            "the optimal adversary against one count succeeds at most (n+1)·baseline",
+            counting_family, proposition_42),
+    Theorem("pso-theorem-4.6", "seed 002, Theorem 4.6",
+            "counts of p and p ∧ b_j isolate with probability B(n, w(p)) at weight 2^-d",
+            composition_family, theorem_46),
+    Theorem("pso-lemma-4.1", "seed 002, Lemma 4.1",
+            "post-processing never raises the optimal singling-out success",
+            postprocessing_family, lemma_41),
     Theorem("proposition28", "thesis Proposition 28",
             "an active attacker knowing m records of M_T faces the δ of a passive attacker with "
             "no knowledge against M_{T−m} on the other n − m records",

@@ -240,6 +240,27 @@ def guess(
     print_guess(s, rep)
 
 
+@app.command()
+def pso(
+    spec: Annotated[Path, typer.Argument(help="A predicate-singling-out spec (TOML).")],
+    json_out: JsonOpt = False,
+) -> None:
+    """Predicate singling out (seed 002): exact success, baseline, and the claim's verdict."""
+    from .pso_check import load_pso_spec, pso_json, pso_report
+
+    try:
+        s = load_pso_spec(spec)
+        rep = pso_report(s)
+    except VerifierError as exc:
+        _fail(exc, spec)
+    if json_out:
+        _emit_json(pso_json(s, rep))
+    else:
+        from .console import print_pso
+        print_pso(s, rep)
+    raise typer.Exit(0 if rep["claim"]["holds"] else 1)
+
+
 def main() -> None:  # console-script entry point
     app()
 

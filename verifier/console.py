@@ -145,3 +145,34 @@ def _certified(c) -> str:
     if v is not None and len(str(v)) <= 16:
         return str(v)
     return f"≈ {c.approx()}"
+
+
+def print_pso(spec, rep: dict, console: Console | None = None) -> None:
+    """The singling-out report: exact success against the exact baseline (seed 002)."""
+    console = console or Console(highlight=False, width=120)
+    u = spec.universe
+    size = f"{{0,1}}^{u.bits}" if u.bits else f"{len(u.values)} values"
+    console.print(f"[bold]universe[/]   {size}, {spec.n} i.i.d. rows")
+    console.print(f"[bold]mechanism[/]  {spec.mechanism.name}")
+    console.print(f"[bold]adversary[/]  {spec.adversary}; admissible predicates: "
+                  f"{spec.admissible}")
+    table = Table(title="exact values (≈ certified truncations)")
+    for col in ("quantity", "exact", "≈"):
+        table.add_column(col)
+    for name, key in (("success", "success"), ("baseline", "baseline"),
+                      ("difference", "difference")):
+        table.add_row(name, str(rep[key]), decimal_string(rep[key]))
+    table.add_row("ratio", "inf" if rep["ratio"] is None else str(rep["ratio"]),
+                  "inf" if rep["ratio"] is None else decimal_string(rep["ratio"]))
+    console.print(table)
+    if rep["baseline_weight"] is not None:
+        shown = sorted(u.show(x) for x in rep["baseline_predicate"])
+        console.print(f"baseline: a fixed predicate of weight {rep['baseline_weight']} "
+                      f"(e.g. {shown[:6]}{' …' if len(shown) > 6 else ''})")
+    weights = ", ".join(f"{w}: {p}" for w, p in list(rep["weights"].items())[:8])
+    console.print(f"adversary's predicate weights (weight: probability): {weights}")
+    if "searched" in rep:
+        console.print(f"optimal adversary: {rep['searched']} (output, predicate) pairs scored")
+    c = rep["claim"]
+    console.print(f"[bold]claim[/] success ≤ {c['factor']}·baseline + {c['slack']} = {c['bound']}"
+                  f": {'[green]holds[/]' if c['holds'] else '[red]does not hold[/]'}")
