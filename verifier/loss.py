@@ -100,8 +100,13 @@ class PrivacyLoss:
     _suffix: tuple | None = field(default=None, compare=False, repr=False)
 
     @staticmethod
-    def from_rows(p_row: dict, q_row: dict) -> PrivacyLoss:
-        """The loss of ``P ∝ p_row`` against ``Q ∝ q_row``: two rows of non-negative integers."""
+    def from_rows(p_row: dict, q_row: dict, ratios: dict | None = None) -> PrivacyLoss:
+        """The loss of ``P ∝ p_row`` against ``Q ∝ q_row``: two rows of non-negative integers.
+
+        ``ratios`` memoises ``p/q`` across calls: the rows of one joint table repeat the same
+        pairs of integers (a count engine's rows are shifted copies of one count law), and
+        reducing a fraction of thousand-digit integers is the expensive step.
+        """
         p_scale = sum(p_row.values(), mpz(0))
         q_scale = sum(q_row.values(), mpz(0))
         if p_scale == 0 or q_scale == 0:
@@ -117,7 +122,14 @@ class PrivacyLoss:
             if q == 0:
                 infinite += p
                 continue
-            r = mpq(p, q) if unit else mpq(p, q) * scale
+            if ratios is None:
+                r = mpq(p, q)
+            else:
+                r = ratios.get((p, q))
+                if r is None:
+                    r = ratios[(p, q)] = mpq(p, q)
+            if not unit:
+                r *= scale
             if r > 1:
                 acc = merged.get(r)
                 if acc is None:
@@ -249,18 +261,19 @@ class PrivacyLoss:
 
         kps, p_scale = multipliers([loss.p_scale for _, loss in parts])
         kqs, q_scale = multipliers([loss.q_scale for _, loss in parts])
-        merged: dict[mpq, list] = {}
+        # Σ_k kp_k·p over the atoms of one ratio: equal masses recur across parts (shifted
+        # rows of one count law), so their multipliers are added first and multiplied once
+        by_ratio: dict[mpq, tuple[dict, dict]] = {}
         infinite = mpz(0)
         for (_, loss), kp, kq in zip(parts, kps, kqs):
             infinite += kp * loss.infinite
             for r, p, q in loss.atoms:
-                acc = merged.get(r)
-                if acc is None:
-                    merged[r] = [kp * p, kq * q]
-                else:
-                    acc[0] += kp * p
-                    acc[1] += kq * q
-        atoms = tuple((r, pq[0], pq[1]) for r, pq in sorted(merged.items()))
+                ps, qs = by_ratio.setdefault(r, ({}, {}))
+                ps[p] = ps.get(p, 0) + kp
+                qs[q] = qs.get(q, 0) + kq
+        atoms = tuple((r, sum((m * c for m, c in ps.items()), mpz(0)),
+                       sum((m * c for m, c in qs.items()), mpz(0)))
+                      for r, (ps, qs) in sorted(by_ratio.items()))
         return PrivacyLoss(atoms, infinite, p_scale, q_scale)
 
 

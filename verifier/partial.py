@@ -73,6 +73,7 @@ class Table:
     _losses: dict = field(default_factory=dict, repr=False, compare=False)
     _mixtures: dict = field(default_factory=dict, repr=False, compare=False)
     _outputs: dict = field(default_factory=dict, repr=False, compare=False)
+    _ratios: dict = field(default_factory=dict, repr=False, compare=False)
 
     def label(self, **extra) -> dict:
         out = {"model": self.model, "knowledge": self.knowledge, "target": self.table.target}
@@ -85,7 +86,7 @@ class Table:
         if key not in self._losses:
             jt = self.table
             self._losses[key] = {bg: loss for bg in jt.backgrounds()
-                                 if (loss := apk_loss(jt, a, b, bg)) is not None}
+                                 if (loss := apk_loss(jt, a, b, bg, self._ratios)) is not None}
         return self._losses[key]
 
     def row_losses(self, a: Hashable, b: Hashable, bg: Hashable) -> list[tuple[Hashable, Loss]]:
@@ -115,7 +116,8 @@ def _row_losses(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
     return out
 
 
-def apk_loss(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable) -> PrivacyLoss | None:
+def apk_loss(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable,
+             ratios: dict | None = None) -> PrivacyLoss | None:
     """The loss whose δ(ε) is ``APK_{i,a,b,B̂}(ε)``, or None if ``P[D(i)=a, ζ(D)=B̂] = 0``.
 
     If ``P[D(i)=b, ζ(D)=B̂] = 0`` every loss is 0 by convention (Definition 5, condition 1).
@@ -124,7 +126,7 @@ def apk_loss(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable) -> PrivacyL
     if not pa:
         return None
     pb = jt.row(b, bg)
-    return PrivacyLoss.from_rows(pa, pb) if pb else PrivacyLoss.none()
+    return PrivacyLoss.from_rows(pa, pb, ratios) if pb else PrivacyLoss.none()
 
 
 def ppk_loss(jt: JointTable, a: Hashable, b: Hashable) -> PrivacyLoss | None:
