@@ -15,8 +15,8 @@ from verifier.cli import app
 from verifier.dprivacy import ScaledLog, tight_epsilon, truncated_geometric
 from verifier.errors import InvalidArgument, InvalidNumber, SpecError
 from verifier.guess_bounds import (max_advantage, precise_bound, precise_epsilon,
-                                   simplified_bound, simplified_epsilon, worst_prior_for_epsilon,
-                                   worst_prior_for_eta)
+                                   simplified_bound, simplified_epsilon, worst_case_epsilon,
+                                   worst_prior_for_epsilon, worst_prior_for_eta)
 from verifier.guess_check import load_guess_spec
 from verifier.guessing import GuessModel, advantage, vulnerability
 
@@ -32,6 +32,8 @@ def test_issue_acceptance_inversion():
     # q = (1−p)(p+η) / (p(1−p−η)) = (3/4)(3/4) / ((1/4)(1/4)) = 9, R = 1
     assert simplified_epsilon("1/4", "1/2", 1) == ScaledLog(mpq(9), 1)
     assert worst_prior_for_eta("1/2") == mpq(1, 4)  # (1 − η)/2
+    # the worst-case formula 2·ln((1+η)/(1−η))/R = 2·ln 3 = ln 9
+    assert worst_case_epsilon("1/2", 1) == ScaledLog(mpq(9), 1)
     # at ε = ln 9, R = 1: e^{Rε/2} = 3, worst prior 1/(1+3) = 1/4, tanh(Rε/4) = (3−1)/(3+1)
     assert worst_prior_for_epsilon("ln(9)", 1).value == mpq(1, 4)
     assert max_advantage("ln(9)", 1).value == mpq(1, 2)

@@ -216,3 +216,23 @@ def test_target_all_and_python_errors():
     # at c = 2 is (2/4)/(1/4) = 2, at c = 1 is (1/4)/(2/4); δ(0) = 1/4 + (1/2)(1 − 1/2) = 1/2
     assert r.results["ppkdp"].delta == mpq(1, 2)
     assert r.results["ppkdp"].cases == 6  # 3 targets × 2 ordered pairs
+
+
+def test_user_functions_example_by_hand():
+    """examples/user_functions.toml: the largest of 4 records (P[1] = 1/3), target 3, the
+    attacker learning record 0 right with probability 3/4, ε = ln 2.
+
+    a = 0, b = 1: under b the output is always 1; under a it is 0 iff the other three are 0,
+    probability (2/3)³ = 8/27, with loss +∞. So noiseless δ = 8/27, and PPK — the average of
+    APK over what the attacker learns — is the same 8/27. Having learnt "record 0 is 0",
+    P[record 0 = 0] = (2/3·3/4)/(2/3·3/4 + 1/3·1/4) = 6/7, so APK δ = 6/7·(2/3)² = 8/21.
+    Classical DP: (0,0,0,0) and (1,0,0,0) have disjoint outputs, δ = 1.
+    """
+    out = runner.invoke(app, ["check", str(ROOT_EXAMPLES / "user_functions.toml"), "--json"])
+    data = json.loads(out.stdout)
+    assert [data[k]["delta"] for k in ("dp", "apkdp", "ppkdp", "noiseless")] == \
+        ["1", "8/21", "8/27", "8/27"]
+    assert data["dp"]["engine"].startswith("dp:") and data["apkdp"]["engine"].startswith("brute")
+
+
+ROOT_EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "examples"

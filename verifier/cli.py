@@ -117,9 +117,10 @@ def check(
             report = run_spec(s, progress=bar)
     except VerifierError as exc:
         _fail(exc, spec)
-    engine = "; ".join(report.info)
     if json_out:
-        _emit_json({n: result_json(r, engine) for n, r in report.results.items()})
+        def engine(notion: str) -> str:
+            return "; ".join(i for i in report.info if i.startswith("dp:") == (notion == "dp"))
+        _emit_json({n: result_json(r, engine(n)) for n, r in report.results.items()})
     else:
         from .console import print_report
         print_report(s, report)
@@ -197,6 +198,8 @@ def guess(
     ] = None,
     plot: Annotated[Optional[Path], typer.Option(
         help="Draw advantage against ε for several priors (simplified bound) to a PNG.")] = None,
+    tolerance: Annotated[Optional[str], typer.Option(
+        help="Relative width of the certified interval of the precise inversion.")] = None,
 ) -> None:
     """Guessing advantage of an attacker (seed 004): exact advantage, bounds, ε from η."""
     from .guess_bounds import max_advantage, simplified_epsilon, worst_prior_for_eta
@@ -222,11 +225,16 @@ def guess(
             return
         from .guess_check import guess_report, load_guess_spec, report_json
         s = load_guess_spec(spec)
+        from dataclasses import replace
         if eta is not None:
-            from dataclasses import replace
-
             from .guess_bounds import check_eta
             s = replace(s, eta=check_eta(eta))
+        if tolerance is not None:
+            from .exact import rational
+            t = rational(tolerance, "--tolerance")
+            if t <= 0:
+                raise SpecError(f"--tolerance {tolerance} must be > 0")
+            s = replace(s, tolerance=t)
         rep = guess_report(s)
     except VerifierError as exc:
         _fail(exc, spec)

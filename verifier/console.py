@@ -115,12 +115,13 @@ def print_guess(spec, rep: dict, console: Console | None = None) -> None:
     table = Table(title="exact advantage per target; bounds on the posterior (exact or ≈ "
                         "certified)")
     for col in ("target", "P[g] prior", "best output", "posterior", "advantage",
-                "precise bound", "simplified bound", "order ok"):
+                "precise bound", "slack", "simplified bound", "order ok"):
         table.add_column(col)
     for r in rep["rows"]:
         table.add_row(show_value(r.target), str(r.prior), show_value(r.output), str(r.posterior),
                       f"{r.advantage}  ≈ {decimal_string(r.advantage)}",
-                      _certified(r.precise), _certified(r.simplified),
+                      _certified(r.precise),
+                      f"≈ {_slack(r.precise, r.posterior)}", _certified(r.simplified),
                       {True: "yes", False: "[red]no[/]", None: "undecided"}[r.order()])
     console.print(table)
     w = rep["worst"]
@@ -176,3 +177,9 @@ def print_pso(spec, rep: dict, console: Console | None = None) -> None:
     c = rep["claim"]
     console.print(f"[bold]claim[/] success ≤ {c['factor']}·baseline + {c['slack']} = {c['bound']}"
                   f": {'[green]holds[/]' if c['holds'] else '[red]does not hold[/]'}")
+
+
+def _slack(bound, posterior) -> str:
+    """bound − posterior, as a certified decimal."""
+    from .guess_bounds import Certified
+    return Certified(lambda p: tuple(x - posterior for x in bound.enclose(p))).approx(4)

@@ -46,7 +46,7 @@ from .exact import Epsilon, _agreeing_decimal, decimal_string, exp_bounds, forma
 from .guessing import GuessModel
 
 __all__ = ["Certified", "precise_bound", "simplified_bound", "ring_bound", "simplified_epsilon",
-           "worst_prior_for_eta", "worst_prior_for_epsilon", "max_advantage", "precise_epsilon",
+           "worst_prior_for_eta", "worst_case_epsilon", "worst_prior_for_epsilon", "max_advantage", "precise_epsilon",
            "as_scaled_log", "check_eta"]
 
 MAX_PREC = 1 << 14
@@ -226,6 +226,13 @@ def simplified_epsilon(p: object, eta: object, R: object) -> ScaledLog:
     if p + eta >= 1:
         return ScaledLog.inf()
     return ScaledLog.make((1 - p) * (p + eta) / (p * (1 - p - eta)), R)
+
+
+def worst_case_epsilon(eta: object, R: object) -> ScaledLog:
+    """The worst-case formula: at ``p = (1−η)/2`` the simplified inversion is
+    ``ε = 2·ln((1+η)/(1−η))/R = ln(((1+η)/(1−η))²)/R``."""
+    eta, R = check_eta(eta), _check_diameter(R)
+    return ScaledLog.make(((1 + eta) / (1 - eta)) ** 2, R)
 
 
 def worst_prior_for_eta(eta: object) -> mpq:

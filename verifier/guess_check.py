@@ -38,7 +38,7 @@ _KEYS = {
     "prior": {"weights"},
     "mechanism": {"kind", "alpha", "beta", "function"},
     "goal": {"precision", "mode"},
-    "query": {"epsilon", "targets", "eta"},
+    "query": {"epsilon", "targets", "eta", "tolerance"},
 }
 
 
@@ -49,6 +49,7 @@ class GuessSpec:
     targets: tuple
     eta: mpq | None
     mechanism: str
+    tolerance: mpq = mpq(1, 10**6)  # relative width of the precise inversion's interval
 
 
 def _fail(file, key, msg):
@@ -145,12 +146,16 @@ def load_guess_spec(path: str | Path) -> GuessSpec:
         eps = as_scaled_log(query["epsilon"]) if "epsilon" in query else None
         key = "query.eta"
         eta = check_eta(query["eta"]) if "eta" in query else None
+        key = "query.tolerance"
+        tolerance = rational(query.get("tolerance", "1/1000000"), "tolerance")
+        if tolerance <= 0:
+            raise _fail(file, key, f"tolerance = {tolerance} must be > 0")
     except SpecError:
         raise
     except VerifierError as exc:
         raise _fail(file, key, str(exc)) from None
     mech = raw.get("mechanism", {}).get("kind", "identity")
-    return GuessSpec(model, eps, targets, eta, mech)
+    return GuessSpec(model, eps, targets, eta, mech, tolerance)
 
 
 @dataclass(frozen=True)
@@ -212,7 +217,8 @@ def guess_report(spec: GuessSpec) -> dict:
         out["inversion"] = {
             "eta": spec.eta,
             "simplified": simplified_epsilon(worst.prior, spec.eta, m.diameter(ks[0])),
-            "precise": precise_epsilon(m, worst.target, spec.eta) if m.mode == "and" else None,
+            "precise": precise_epsilon(m, worst.target, spec.eta, spec.tolerance)
+            if m.mode == "and" else None,
             "target": worst.target}
     return out
 
@@ -227,6 +233,8 @@ def report_json(rep: dict) -> dict:
              "precise_bound": cert(r.precise), "simplified_bound": cert(r.simplified),
              "slack_precise": cert(Certified(lambda p, r=r: tuple(
                  x - r.posterior for x in r.precise.enclose(p)))),
+             "slack_simplified": cert(Certified(lambda p, r=r: tuple(
+                 x - r.posterior for x in r.simplified.enclose(p)))),
              "order_holds": r.order()} for r in rep["rows"]]
     w = rep["worst"]
     out = {
