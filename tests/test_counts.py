@@ -1,6 +1,5 @@
 """The count engine against brute force: identical exact joint tables and δ values."""
 
-from itertools import product
 
 import pytest
 from gmpy2 import mpq

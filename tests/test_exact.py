@@ -116,7 +116,7 @@ def test_delta_forms():
     assert rational_delta == mpq(1, 4) and str(rational_delta) == "1/4"
     assert type(rational_delta.value) is MPQ
     with pytest.raises(InvalidNumber):
-        d.value
+        _ = d.value
 
 
 @pytest.mark.parametrize("x, digits, text", [

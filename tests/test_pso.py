@@ -46,7 +46,7 @@ def independent_optimal(values, n, members_of_count, bound):
         c = sum(1 for u in rows if u in members_of_count)
         by_count.setdefault(c, []).append(rows)
     total = Fraction(0)
-    for c, group in by_count.items():
+    for group in by_count.values():
         total += max(sum(Fraction(1, len(values) ** n) for rows in group
                          if sum(1 for u in rows if u in s) == 1) for s in subsets)
     return total

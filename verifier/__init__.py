@@ -25,7 +25,8 @@ from .result import NotionResult
 from .spec import Spec, load_spec, parse_spec, run_spec
 
 __all__ = [
-    "Budget", "NOTIONS", "Analysis", "Report", "analyse", "check_notions", "check_partial", "DataModel", "explicit",
+    "Budget", "NOTIONS", "Analysis", "Report", "analyse", "check_notions", "check_partial",
+    "DataModel", "explicit",
     "iid", "independent", "BOTTOM", "Dist", "check_dp", "BudgetExceeded", "InvalidArgument",
     "InvalidDistribution", "InvalidNumber", "NullEvent", "SpecError", "UnknownName",
     "VerifierError", "Delta", "Epsilon", "parse_epsilon", "rational", "Knowledge", "knowledge",

@@ -19,7 +19,7 @@ from .counts import compositions
 from .data import check_domain
 from .distribution import Dist
 from .errors import BudgetExceeded, InvalidArgument
-from .exact import Epsilon, parse_epsilon, probability
+from .exact import parse_epsilon, probability
 from .loss import output_losses, privacy_loss
 from .mechanisms import Mechanism, all_databases
 from .result import Case, NotionResult, summarize

@@ -70,7 +70,7 @@ class ScaledLog:
         return ScaledLog(mpq(1), 1, True)
 
     def compare(self, other: ScaledLog) -> int:
-        """Exact sign of ``self − other``: ``ln(b1)/k1`` vs ``ln(b2)/k2`` ⇔ ``b1^k2`` vs ``b2^k1``."""
+        """Exact sign of ``self − other``: ``ln(b1)/k1 < ln(b2)/k2`` ⇔ ``b1^k2 < b2^k1``."""
         if self.infinite or other.infinite:
             return int(self.infinite) - int(other.infinite)
         a, b = self.base ** other.scale, other.base ** self.scale

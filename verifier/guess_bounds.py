@@ -40,9 +40,10 @@ from math import lcm
 
 from gmpy2 import mpq
 
-from .dprivacy import ScaledLog, power_bounds
+from .dprivacy import ScaledLog
 from .errors import InvalidArgument, InvalidNumber
-from .exact import Epsilon, _agreeing_decimal, decimal_string, exp_bounds, format_rational, rational
+from .exact import (Epsilon, _agreeing_decimal, decimal_string, exp_bounds, format_rational,
+                    parse_epsilon, rational)
 from .guessing import GuessModel
 
 __all__ = ["Certified", "precise_bound", "simplified_bound", "ring_bound", "simplified_epsilon",
@@ -105,8 +106,7 @@ def as_scaled_log(eps: object) -> ScaledLog | Epsilon:
     """ε as a :class:`ScaledLog` when it is ``ln(q)``, else the :class:`Epsilon` itself."""
     if isinstance(eps, ScaledLog):
         return eps
-    e = eps if isinstance(eps, Epsilon) else __import__("verifier.exact", fromlist=["x"]
-                                                         ).parse_epsilon(eps)
+    e = eps if isinstance(eps, Epsilon) else parse_epsilon(eps)
     if e.infinite:
         return ScaledLog.inf()
     if e.rate is not None:

@@ -13,7 +13,6 @@ Spec (TOML)::
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Hashable
 from dataclasses import dataclass
 from itertools import product
@@ -30,6 +29,7 @@ from .guess_bounds import (Certified, as_scaled_log, check_eta, precise_bound, p
 from .guessing import GuessModel, advantage, vulnerability
 from .mechanisms import load_function
 from .render import jsonable
+from .toml_files import check_tables, read_toml
 
 __all__ = ["GuessSpec", "load_guess_spec", "guess_report", "TargetRow"]
 
@@ -101,19 +101,8 @@ def _kernel(t: dict, domain: tuple, file, search_dir):
 def load_guess_spec(path: str | Path) -> GuessSpec:
     """Read a guessing spec; every problem is a :class:`SpecError` naming file and key."""
     file = str(path)
-    try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SpecError(f"cannot read the file ({exc.strerror})", file=file) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"not valid TOML: {exc}", file=file) from None
-    for name, table in raw.items():
-        if name not in _KEYS:
-            raise _fail(file, f"[{name}]", f"unknown table; known: {', '.join(_KEYS)}")
-        for key in table:
-            if key not in _KEYS[name]:
-                raise _fail(file, f"{name}.{key}", f"unknown key; {name} takes "
-                                                   f"{', '.join(sorted(_KEYS[name]))}")
+    raw = read_toml(path)
+    check_tables(raw, _KEYS, file)
     if "domain" not in raw:
         raise _fail(file, "[domain]", "this table is missing")
     domain = _domain(raw["domain"], file)

@@ -38,8 +38,7 @@ from .distribution import Dist
 from .errors import InvalidArgument
 from .exact import Delta, Epsilon, compare_exp, format_rational, probability
 
-__all__ = ["LossKind", "Loss", "PrivacyLoss", "output_losses", "privacy_loss",
-           "worst_delta", "worst_epsilon"]
+__all__ = ["LossKind", "Loss", "PrivacyLoss", "output_losses", "privacy_loss"]
 
 
 class LossKind(Enum):
@@ -304,25 +303,3 @@ def privacy_loss(p: Dist, q: Dist) -> PrivacyLoss:
     lp = _denominator_lcm(w for _, w in p.items())
     lq = _denominator_lcm(w for _, w in q.items())
     return PrivacyLoss.from_rows(_integer_row(p, lp), _integer_row(q, lq))
-
-
-def worst_delta(deltas: Iterable[Delta]) -> Delta:
-    """The largest of several δ at the same ε (certified comparison)."""
-    best = None
-    for d in deltas:
-        if best is None or d.compare(best) > 0:
-            best = d
-    if best is None:
-        raise InvalidArgument("no δ to compare: the family of cases is empty")
-    return best
-
-
-def worst_epsilon(epsilons: Iterable[Epsilon]) -> Epsilon:
-    """The largest of several ε."""
-    best = None
-    for e in epsilons:
-        if best is None or e.compare(best) > 0:
-            best = e
-    if best is None:
-        raise InvalidArgument("no ε to compare: the family of cases is empty")
-    return best

@@ -148,7 +148,6 @@ def _ppk(t: Table, a: Hashable, b: Hashable) -> PrivacyLoss | None:
 
 def apk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
     """One case per ordered pair and possible background value ``B̂`` (Definition 6)."""
-    jt = t.table
     for a, b in pairs:
         for bg, loss in t.apk_losses(a, b).items():
             yield Case(t.label(values=[a, b], background=bg), loss,
@@ -160,7 +159,6 @@ def ppk_case(t: Table, a: Hashable, b: Hashable) -> Case | None:
     loss = _ppk(t, a, b)
     if loss is None:
         return None
-    jt = t.table
 
     def outputs():
         return ((o if bg == NOTHING else (bg, o), l_) for bg in t.apk_losses(a, b)

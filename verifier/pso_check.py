@@ -18,7 +18,6 @@ Spec (TOML)::
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +35,7 @@ from .pso_attacks import (ATTACKS, MECHANISMS, bit_predicates, bit_suppression,
                           randomized_response_rows)
 from .pso_predicates import Predicate, Universe, parse_predicate
 from .render import jsonable
+from .toml_files import check_tables, read_toml
 
 __all__ = ["PSOSpec", "load_pso_spec", "pso_report", "pso_json"]
 
@@ -65,20 +65,8 @@ class PSOSpec:
 
 def load_pso_spec(path: str | Path) -> PSOSpec:
     file = str(path)
-    try:
-        raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SpecError(f"cannot read the file ({exc.strerror})", file=file) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"not valid TOML: {exc}", file=file) from None
-    for name, table in raw.items():
-        if name not in _KEYS:
-            raise SpecError(f"unknown table; known: {', '.join(_KEYS)}", file=file,
-                            key=f"[{name}]")
-        for key in table:
-            if key not in _KEYS[name]:
-                raise SpecError(f"unknown key; {name} takes {', '.join(sorted(_KEYS[name]))}",
-                                file=file, key=f"{name}.{key}")
+    raw = read_toml(path)
+    check_tables(raw, _KEYS, file)
     key = "universe"
     search_dir = Path(path).resolve().parent
     try:

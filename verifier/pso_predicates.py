@@ -13,6 +13,7 @@ significant), comparisons, ``and``/``or``/``not``, ``+ − * // %``, parentheses
 from __future__ import annotations
 
 import ast
+import operator
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -83,6 +84,13 @@ _ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, a
             ast.Constant, ast.List, ast.Tuple)
 
 
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+
+
 def _evaluate(node: ast.AST, env: dict) -> object:
     if isinstance(node, ast.Expression):
         return _evaluate(node.body, env)
@@ -104,20 +112,14 @@ def _evaluate(node: ast.AST, env: dict) -> object:
         return (not v) if isinstance(node.op, ast.Not) else -v
     if isinstance(node, ast.BinOp):
         a, b = _evaluate(node.left, env), _evaluate(node.right, env)
-        op = type(node.op)
-        if op in (ast.FloorDiv, ast.Mod) and b == 0:
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and b == 0:
             raise InvalidArgument("division by zero in a predicate")
-        return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(op) if op in (
-            ast.Add, ast.Sub, ast.Mult) else (a // b if op is ast.FloorDiv else a % b)
+        return _ARITHMETIC[type(node.op)](a, b)
     if isinstance(node, ast.Compare):
         left = _evaluate(node.left, env)
         for op, right_node in zip(node.ops, node.comparators):
             right = _evaluate(right_node, env)
-            ok = {ast.Eq: lambda: left == right, ast.NotEq: lambda: left != right,
-                  ast.Lt: lambda: left < right, ast.LtE: lambda: left <= right,
-                  ast.Gt: lambda: left > right, ast.GtE: lambda: left >= right,
-                  ast.In: lambda: left in right, ast.NotIn: lambda: left not in right}[type(op)]()
-            if not ok:
+            if not _COMPARE[type(op)](left, right):
                 return False
             left = right
         return True

@@ -15,7 +15,6 @@ Every problem is reported as a :class:`SpecError` naming the file and the key.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from .joint import check_targets
 from .knowledge import Knowledge, known_indices, knowledge, no_knowledge
 from .mechanisms import Mechanism, build_mechanism, load_function
 from .partial import ordered_pairs
+from .toml_files import check_tables, read_toml
 
 __all__ = ["Spec", "load_spec", "parse_spec", "run_spec"]
 
@@ -77,16 +77,7 @@ class _Reader:
             if required:
                 raise self.fail(f"[{name}]", "this table is missing")
             return {}
-        value = self.raw[name]
-        if not isinstance(value, dict):
-            raise self.fail(name, "must be a table")
-        allowed = _TABLES[name]
-        if allowed is not None:
-            for key in value:
-                if key not in allowed:
-                    raise self.fail(f"{name}.{key}",
-                                    f"unknown key; {name} takes {', '.join(sorted(allowed))}")
-        return value
+        return self.raw[name]
 
     def get(self, key: str, read: Callable, value: object):
         try:
@@ -97,24 +88,13 @@ class _Reader:
 
 def load_spec(path: str | Path) -> Spec:
     """Read and check a spec file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read the file ({exc.strerror})", file=str(path)) from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"not valid TOML: {exc}", file=str(path)) from None
-    return parse_spec(raw, file=str(path), search_dir=p.resolve().parent)
+    return parse_spec(read_toml(path), file=str(path), search_dir=Path(path).resolve().parent)
 
 
 def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None = None) -> Spec:
     """Check a spec already read into a mapping (as from ``tomllib``)."""
     r = _Reader(raw, file)
-    for name in raw:
-        if name not in _TABLES:
-            raise r.fail(f"[{name}]", f"unknown table; known: {', '.join(_TABLES)}")
+    check_tables(raw, _TABLES, file)
     data, mech_t = r.table("data"), r.table("mechanism")
     attacker, query, limits = r.table("attacker", False), r.table("query"), r.table("limits", False)
 
