@@ -269,6 +269,55 @@ def pso(
     raise typer.Exit(0 if rep["claim"]["holds"] else 1)
 
 
+@app.command()
+def family(
+    spec: Annotated[Path, typer.Argument(help="A spec file: [data], [mechanism], [query].")],
+    param: Annotated[str, typer.Option(help="The mechanism parameter that varies, e.g. truth.")],
+    range_: Annotated[str, typer.Option("--range", help='The closed interval "lo..hi".')],
+    timeout: Annotated[int, typer.Option(help="z3 time limit in seconds.")] = 20,
+    json_out: JsonOpt = False,
+) -> None:
+    """Does the spec's (ε, δ)-DP claim hold for every value of one parameter? (z3, then exact)
+
+    Exit status: 0 holds for the whole interval, 1 a confirmed counterexample, 2 error,
+    3 unknown (a solver timeout or an unconfirmed witness is never reported as holding).
+    """
+    from .family import check_family
+    from .spec import load_spec
+
+    try:
+        s = load_spec(spec)
+        if ".." not in range_:
+            raise SpecError(f'--range {range_!r} is not of the form "lo..hi"')
+        lo, hi = (x.strip() for x in range_.split("..", 1))
+        params = {k: v for k, v in s.mechanism.params.items() if k not in (param, "values")}
+        res = check_family(s.mechanism.name, param, lo, hi, values=s.values,
+                           records=s.records, params=params, epsilon=s.epsilon,
+                           delta=s.delta, timeout_ms=timeout * 1000)
+    except VerifierError as exc:
+        _fail(exc, spec)
+    out = {"status": res.status, "parameter": res.parameter,
+           "interval": [str(res.interval[0]), str(res.interval[1])],
+           "claim": {"epsilon": str(s.epsilon), "delta": str(s.delta)}, "detail": res.detail}
+    if res.counterexample is not None:
+        from .render import jsonable
+        out["counterexample"] = {param: str(res.counterexample),
+                                 "delta": str(res.exact.delta),
+                                 "epsilon": str(res.exact.epsilon),
+                                 "witness": jsonable(res.exact.witness)}
+    if json_out:
+        _emit_json(out)
+    else:
+        typer.echo(f"{s.mechanism.name}, {param} ∈ [{out['interval'][0]}, {out['interval'][1]}]"
+                   f", claim (ε = {s.epsilon}, δ = {s.delta})-DP on {s.records} records:")
+        typer.echo(f"  {res.status}: {res.detail}")
+        if res.counterexample is not None:
+            c = out["counterexample"]
+            typer.echo(f"  at {param} = {c[param]}: exact δ = {c['delta']} at ε = {s.epsilon}, "
+                       f"tight ε = {c['epsilon']}")
+    raise typer.Exit({"holds": 0, "fails": 1}.get(res.status, 3))
+
+
 def main() -> None:  # console-script entry point
     app()
 
