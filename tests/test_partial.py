@@ -174,7 +174,7 @@ BAD = [
      "it attacks"),
     ("target-range", SPEC.replace("target = 3", "target = 4"), "attacker.target",
      "target 4 is out of range for 4 records (indices are 0..3)"),
-    ("known-range", SPEC.replace("known = [0, 1]", "known = [0, 7]"), "attacker.target",
+    ("known-range", SPEC.replace("known = [0, 1]", "known = [0, 7]"), "attacker.known",
      "known index 7 is out of range for 4 records (indices are 0..3)"),
     ("prior-sum", SPEC.replace('prior = ["1/2", "1/2"]', 'prior = ["1/2", "1/3"]'),
      "data.prior", "prior sums to 5/6, not 1"),

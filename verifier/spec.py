@@ -110,8 +110,14 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
     if "kind" not in mech_t:
         raise r.fail("mechanism.kind", "missing: name the mechanism kind")
     kind = mech_t.pop("kind")
-    mech = r.get(f"mechanism ({kind})",
-                 lambda p: build_mechanism(kind, p, values, search_dir), mech_t)
+    try:
+        mech = build_mechanism(kind, mech_t, values, search_dir)
+    except VerifierError as exc:
+        # name the key the message is about ("truth = 0.75 is a float…" → mechanism.truth)
+        text = str(exc)
+        key = next((f"mechanism.{k}" for k in mech_t if text.startswith(f"{k} = ")),
+                   "mechanism.kind" if text.startswith("kind = ") else "mechanism")
+        raise r.fail(key, text) from None
 
     know = _read_knowledge(r, attacker, n, search_dir)
     targets = attacker.get("target", "all")
@@ -123,6 +129,7 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
         pairs = tuple(tuple(x) for x in pairs)
 
     target_idx = r.get("attacker.target", lambda t: check_targets(t, n), targets)
+    r.get("attacker.known", lambda k: k.check_against(n, ()), know)
     r.get("attacker.target", lambda k: k.check_against(n, target_idx), know)
 
     if "epsilon" not in query:
