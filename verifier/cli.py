@@ -39,11 +39,11 @@ def _emit_json(obj: dict) -> None:
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 BudgetOpt = Annotated[Optional[int], typer.Option(
-    "--budget", help="Largest number of databases to enumerate ([limits] databases).")]
+    "--budget", help="Largest number of databases to enumerate (spec: limits.databases).")]
 CountsOpt = Annotated[Optional[int], typer.Option(
-    "--budget-counts", help="Largest number of count combinations ([limits] combinations).")]
+    "--budget-counts", help="Largest number of count combinations (spec: limits.combinations).")]
 EngineOpt = Annotated[Optional[str], typer.Option(
-    "--engine", help="auto (default), brute or counts ([limits] engine).")]
+    "--engine", help="auto (default), brute or counts (spec: limits.engine).")]
 ProgressOpt = Annotated[Optional[bool], typer.Option(
     "--progress/--no-progress", help="Show progress on stderr (default: when it is a terminal).")]
 
