@@ -71,6 +71,14 @@ def test_issue_spec_against_direct_computation():
     result = load_and_run("threshold_partial.toml")
     assert result["apkdp"]["delta"] == "1024/3125"
     assert result["ppkdp"]["delta"] == "459/3125"
+    # per background: only "both known records are 1" exceeds the passive δ. By hand, with
+    # k known 1s (k ≤ 1), a = 1, b = 0: the released counts c = k+1+X against k+X have ratios
+    # 4, 8, 20, ∞ (×3125: 640−2·160 + 160−2·20 + 20−2·1 + 1 = 459) and ⊥ a ratio below 1;
+    # the other direction gives 0 — so those classes have APK δ = 459/3125 = PPK δ.
+    sides = {json.dumps(row["background"]): row["vs_ppk"] for row in result["apkdp"]["backgrounds"]}
+    assert sides == {'{"known_counts": {"0": 2, "1": 0}, "stands_for": 1}': "equal",
+                     '{"known_counts": {"0": 1, "1": 1}, "stands_for": 2}': "equal",
+                     '{"known_counts": {"0": 0, "1": 2}, "stands_for": 1}': "above"}
 
 
 def load_and_run(name):

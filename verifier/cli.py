@@ -108,7 +108,7 @@ def check(
     progress: ProgressOpt = None,
 ) -> None:
     """Decide the (ε, δ) claim of SPEC for every notion it names, exactly."""
-    from .render import result_json
+    from .render import report_json
     from .spec import run_spec
 
     try:
@@ -120,7 +120,7 @@ def check(
     if json_out:
         def engine(notion: str) -> str:
             return "; ".join(i for i in report.info if i.startswith("dp:") == (notion == "dp"))
-        _emit_json({n: result_json(r, engine(n)) for n, r in report.results.items()})
+        _emit_json(report_json(report.results, engine))
     else:
         from .console import print_report
         print_report(s, report)

@@ -14,7 +14,7 @@ from .distribution import Bottom
 from .exact import Delta, Epsilon, decimal_string, format_rational
 from .result import NotionResult
 
-__all__ = ["jsonable", "result_json", "show_value", "show_delta", "show_epsilon", "short",
+__all__ = ["jsonable", "result_json", "report_json", "show_value", "show_delta", "show_epsilon", "short",
            "show_rational"]
 
 LONG = 60  # exact strings longer than this are summarised in human output
@@ -58,6 +58,19 @@ def result_json(r: NotionResult, engine: str | None = None) -> dict:
         out["backgrounds"] = [
             {k: jsonable(v) for k, v in row.items()} for row in r.details
         ]
+    return out
+
+
+def report_json(results: dict, engine) -> dict:
+    """Every notion's result; when both APK and PPK were asked, each background value of APK
+    also says whether its δ lies above, at or below the PPK δ (where the two part)."""
+    out = {n: result_json(r, engine(n)) for n, r in results.items()}
+    apk, ppk = results.get("apkdp"), results.get("ppkdp")
+    if apk is not None and ppk is not None and apk.details:
+        side = {1: "above", 0: "equal", -1: "below"}
+        for row, detail in zip(out["apkdp"]["backgrounds"], apk.details):
+            row["vs_ppk"] = side[detail["delta"].compare(ppk.delta)]
+        out["apkdp"]["ppk_delta"] = str(ppk.delta)
     return out
 
 
