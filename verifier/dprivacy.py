@@ -20,7 +20,8 @@ from gmpy2 import mpq, mpz
 
 from .distribution import Dist
 from .errors import InvalidArgument
-from .exact import _agreeing_decimal, exp_bounds, format_rational, probability, rational
+from .exact import (certified_decimal, exp_bounds, format_rational, log_bounds, probability,
+                    rational)
 
 __all__ = ["ScaledLog", "tight_epsilon", "truncated_geometric", "exponential_mechanism",
            "power_bounds"]
@@ -90,16 +91,10 @@ class ScaledLog:
             return "inf"
         if self.base == 1:
             return "0"
-        prec = 64
-        while True:
-            with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundDown):
-                lo = mpq(gmpy2.log(gmpy2.mpfr(self.base)))
-            with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundUp):
-                hi = mpq(gmpy2.log(gmpy2.mpfr(self.base)))
-            text = _agreeing_decimal(lo / self.scale, hi / self.scale, digits)
-            if text is not None:
-                return text
-            prec *= 2
+        def enclose(prec: int) -> tuple[mpq, mpq]:
+            lo, hi = log_bounds(self.base, prec)
+            return lo / self.scale, hi / self.scale
+        return certified_decimal(enclose, digits)
 
     def exp_times(self, d: mpq, prec: int) -> tuple[mpq, mpq]:
         """Bounds on ``e^{ε·d} = base^{d/scale}`` (exact when that power is rational)."""
@@ -116,10 +111,7 @@ def power_bounds(base: mpq, q: mpq, prec: int) -> tuple[mpq, mpq]:
     root = _perfect_root(mpq(whole), int(q.denominator)) if q.denominator > 1 else mpq(whole)
     if root is not None:
         return root, root
-    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundDown):
-        l1 = mpq(gmpy2.log(gmpy2.mpfr(base)))
-    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundUp):
-        l2 = mpq(gmpy2.log(gmpy2.mpfr(base)))
+    l1, l2 = log_bounds(mpq(base), prec)
     a, b = sorted((q * l1, q * l2))
     return exp_bounds(a, prec)[0], exp_bounds(b, prec)[1]
 

@@ -42,6 +42,8 @@ __all__ = [
     "exp_bounds",
     "Delta",
     "decimal_string",
+    "certified_decimal",
+    "log_bounds",
     "format_rational",
 ]
 
@@ -170,13 +172,7 @@ class Epsilon:
             return decimal_string(self.nats, digits)
         if self.base == 1:
             return "0"
-        prec = 64
-        while True:
-            lo, hi = _log_bounds(self.base, prec)
-            text = _agreeing_decimal(lo, hi, digits)
-            if text is not None:
-                return text
-            prec *= 2
+        return certified_decimal(lambda prec: _log_bounds(self.base, prec), digits)
 
     def sort_key(self) -> tuple:
         return (1,) if self.infinite else (0,)
@@ -385,14 +381,7 @@ class Delta:
         """A decimal truncated to ``digits`` significant digits, certified correct."""
         if self.c == 0:
             return decimal_string(self.a, digits)
-        prec = 64
-        while prec <= _MAX_PRECISION:
-            text = _agreeing_decimal(*self.bounds(prec), digits)
-            if text is not None:
-                return text
-            prec *= 2
-        lo, hi = self.bounds(_MAX_PRECISION)  # pragma: no cover
-        return f"[{decimal_string(lo, digits)}, {decimal_string(hi, digits)}]"
+        return certified_decimal(self.bounds, digits)
 
 
 # ------------------------------------------------------------------ decimal display
@@ -436,6 +425,25 @@ def decimal_string(x: mpq, digits: int = 6) -> str:
         return sign + body
     body = text[0] + ("." + text[1:] if len(text) > 1 else "")
     return f"{sign}{body}e{e}"
+
+
+def certified_decimal(enclose, digits: int = 6, max_precision: int = _MAX_PRECISION) -> str:
+    """The decimal truncation shared by every number in ``enclose(prec)`` (rational bounds at
+    ``prec`` bits), with the precision doubled until the bounds agree on ``digits`` digits;
+    an interval ``[lo, hi]`` if they still differ at ``max_precision``."""
+    prec = 64
+    while prec <= max_precision:
+        text = _agreeing_decimal(*enclose(prec), digits)
+        if text is not None:
+            return text
+        prec *= 2
+    lo, hi = enclose(max_precision)
+    return f"[{decimal_string(lo, digits)}, {decimal_string(hi, digits)}]"
+
+
+def log_bounds(x: mpq, prec: int) -> tuple[mpq, mpq]:
+    """Rationals ``lo ≤ ln x ≤ hi`` from MPFR rounded down and up."""
+    return _log_bounds(x, prec)
 
 
 def _agreeing_decimal(lo: mpq, hi: mpq, digits: int) -> str | None:

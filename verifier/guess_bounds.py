@@ -42,8 +42,8 @@ from gmpy2 import mpq
 
 from .dprivacy import ScaledLog
 from .errors import InvalidArgument, InvalidNumber
-from .exact import (Epsilon, _agreeing_decimal, decimal_string, exp_bounds, format_rational,
-                    parse_epsilon, rational)
+from .exact import (Epsilon, certified_decimal, exp_bounds, format_rational, parse_epsilon,
+                    rational)
 from .guessing import GuessModel
 
 __all__ = ["Certified", "precise_bound", "simplified_bound", "ring_bound", "simplified_epsilon",
@@ -71,14 +71,7 @@ class Certified:
         return lo if lo == hi else None
 
     def approx(self, digits: int = 6) -> str:
-        prec = 64
-        while prec <= MAX_PREC:
-            text = _agreeing_decimal(*self.enclose(prec), digits)
-            if text is not None:
-                return text
-            prec *= 2
-        lo, hi = self.enclose(MAX_PREC)
-        return f"[{decimal_string(lo, digits)}, {decimal_string(hi, digits)}]"
+        return certified_decimal(self.enclose, digits, MAX_PREC)
 
     def compare(self, other: Certified | mpq) -> int | None:
         """Sign of ``self − other``, or None when enclosures up to the precision cap overlap
