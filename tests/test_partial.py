@@ -244,3 +244,18 @@ def test_user_functions_example_by_hand():
 
 
 ROOT_EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_families_are_the_worst_member():
+    """A family Θ × Z is decided by its worst member: compare with each member alone."""
+    from verifier.spec import load_spec, run_spec
+    spec = load_spec(ROOT_EXAMPLES / "families.toml")
+    assert isinstance(spec.model, tuple) and isinstance(spec.knowledge, tuple)
+    fam = run_spec(spec)
+    for notion in ("apkdp", "ppkdp"):
+        single = [check_partial(spec.mechanism, m, knowledge=k, targets=3, epsilon="ln(2)",
+                                notions=[notion]).results[notion].delta
+                  for m in spec.model for k in spec.knowledge]
+        assert fam.results[notion].delta == max(single, key=lambda d: d.value)
+        w = fam.results[notion].witness
+        assert single[2 * w["model"] + w["knowledge"]] == fam.results[notion].delta

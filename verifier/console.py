@@ -32,14 +32,20 @@ def print_report(spec: Spec, report: Report, console: Console | None = None) -> 
         if not console.is_terminal:
             console = Console(highlight=False, width=120)
     console.print(f"[bold]mechanism[/]  {spec.mechanism.describe()}")
-    if spec.model is not None:
+    if isinstance(spec.model, tuple):
+        for j, m in enumerate(spec.model):
+            console.print(f"[bold]data[/]       model {j}: {m.describe()}")
+    elif spec.model is not None:
         console.print(f"[bold]data[/]       {spec.model.describe()}")
     else:
         console.print(f"[bold]data[/]       {spec.records} records over {list(spec.values)}")
     if any(n != "dp" for n in spec.notions):
         targets = spec.targets if spec.targets == "all" else describe_indices(
             [spec.targets] if isinstance(spec.targets, int) else spec.targets)
-        console.print(f"[bold]attacker[/]   knows {spec.knowledge.name}; targets {targets}")
+        know = spec.knowledge if isinstance(spec.knowledge, tuple) else (spec.knowledge,)
+        names = "; or ".join(f"{k.name}" + (f" (knowledge {j})" if len(know) > 1 else "")
+                             for j, k in enumerate(know))
+        console.print(f"[bold]attacker[/]   knows {names}; targets {targets}")
     delta = show_rational(spec.delta)
     console.print(f"[bold]claim[/]      ε = {spec.epsilon}, δ = {delta}")
     for line in report.info:

@@ -3,10 +3,11 @@
 Tables and keys (every key checked by name; an unknown key is an error)::
 
     [data]        records, values, and for the partial-knowledge notions a data model:
-                  prior (i.i.d.), priors (one per record) or support + weights (explicit)
+                  prior (i.i.d.), priors (one per record) or support + weights (explicit);
+                  or a family Θ: models = [{prior = …}, {priors = …}, …]
     [mechanism]   kind and its parameters (see verifier.mechanisms.MECHANISM_KINDS)
-    [attacker]    target (index, list or "all"), known (indices) or knowledge
-                  ("module:function"), pairs (optional list of [a, b])
+    [attacker]    target (index, list or "all"), known (indices, or a list of index lists
+                  for a family Z) or knowledge ("module:function"), pairs (list of [a, b])
     [query]       epsilon, delta, notions
     [limits]      databases (the enumeration budget), engine
 
@@ -35,7 +36,7 @@ from .toml_files import check_tables, read_toml
 __all__ = ["Spec", "load_spec", "parse_spec", "run_spec"]
 
 _TABLES = {
-    "data": {"records", "values", "prior", "priors", "support", "weights"},
+    "data": {"records", "values", "prior", "priors", "support", "weights", "models"},
     "mechanism": None,  # checked by the mechanism builder
     "attacker": {"target", "known", "knowledge", "pairs"},
     "query": {"epsilon", "delta", "notions"},
@@ -50,9 +51,9 @@ class Spec:
     path: str | None
     values: tuple
     records: int
-    model: DataModel | None
+    model: DataModel | tuple[DataModel, ...] | None  # a tuple is a family Θ
     mechanism: Mechanism
-    knowledge: Knowledge
+    knowledge: Knowledge | tuple[Knowledge, ...]  # a tuple is a family Z
     targets: object
     pairs: tuple | None
     epsilon: Epsilon
@@ -65,11 +66,14 @@ class Spec:
 class _Reader:
     """Reads keys of one spec, turning every library error into a SpecError at that key."""
 
-    def __init__(self, raw: Mapping, file: str | None):
+    def __init__(self, raw: Mapping, file: str | None, prefix: str | None = None):
         self.raw = raw
         self.file = file
+        self.prefix = prefix  # inside data.models[j], keys "data.x" are named "data.models[j].x"
 
     def fail(self, key: str, message: str) -> SpecError:
+        if self.prefix and key.startswith("data."):
+            key = f"{self.prefix}.{key[5:]}"
         return SpecError(message, file=self.file, key=key)
 
     def table(self, name: str, required: bool = True) -> dict:
@@ -129,8 +133,9 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
         pairs = tuple(tuple(x) for x in pairs)
 
     target_idx = r.get("attacker.target", lambda t: check_targets(t, n), targets)
-    r.get("attacker.known", lambda k: k.check_against(n, ()), know)
-    r.get("attacker.target", lambda k: k.check_against(n, target_idx), know)
+    for k in know if isinstance(know, tuple) else (know,):
+        r.get("attacker.known", lambda k: k.check_against(n, ()), k)
+        r.get("attacker.target", lambda k: k.check_against(n, target_idx), k)
 
     if "epsilon" not in query:
         raise r.fail("query.epsilon", 'missing: the claimed ε, e.g. "ln(2)"')
@@ -157,7 +162,27 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
                 tuple(notions), budget, engine)
 
 
-def _read_model(r: _Reader, data: dict, values: tuple, n: int) -> DataModel | None:
+def _read_model(r: _Reader, data: dict, values: tuple, n: int
+                ) -> DataModel | tuple[DataModel, ...] | None:
+    if "models" in data:
+        models = data["models"]
+        if any(k in data for k in ("prior", "priors", "support", "weights")):
+            raise r.fail("data.models", "give either models or one model, not both")
+        if not isinstance(models, list) or not models or \
+                not all(isinstance(m, dict) for m in models):
+            raise r.fail("data.models", "must be a non-empty list of tables such as "
+                                        '{prior = ["1/2", "1/2"]}')
+        out = []
+        for j, m in enumerate(models):
+            unknown = sorted(set(m) - {"prior", "priors", "support", "weights"})
+            if unknown:
+                raise r.fail(f"data.models[{j}].{unknown[0]}",
+                             "unknown key; a model takes prior, priors, support, weights")
+            model = _read_model(_Reader(r.raw, r.file, f"data.models[{j}]"), m, values, n)
+            if model is None:
+                raise r.fail(f"data.models[{j}]", "give prior, priors, or support and weights")
+            out.append(model)
+        return tuple(out)
     given = [k for k in ("prior", "priors", "support") if k in data]
     if len(given) > 1:
         raise r.fail(f"data.{given[1]}", f"give only one of prior, priors, support (got "
@@ -186,11 +211,15 @@ def _read_model(r: _Reader, data: dict, values: tuple, n: int) -> DataModel | No
     return None
 
 
-def _read_knowledge(r: _Reader, attacker: dict, n: int, search_dir: Path | None) -> Knowledge:
+def _read_knowledge(r: _Reader, attacker: dict, n: int, search_dir: Path | None
+                    ) -> Knowledge | tuple[Knowledge, ...]:
     if "known" in attacker and "knowledge" in attacker:
         raise r.fail("attacker.knowledge", "give either known or knowledge, not both")
     if "known" in attacker:
-        return r.get("attacker.known", known_indices, attacker["known"])
+        known = attacker["known"]
+        if isinstance(known, list) and known and all(isinstance(k, list) for k in known):
+            return tuple(r.get("attacker.known", known_indices, k) for k in known)
+        return r.get("attacker.known", known_indices, known)
     if "knowledge" in attacker:
         f = r.get("attacker.knowledge",
                   lambda ref: load_function(ref, search_dir=search_dir, name="knowledge"),
