@@ -103,3 +103,24 @@ def test_budget_message():
 def test_outputs_of_bottom_in_witness():
     r = check_dp(threshold_count([1], 1), [0, 1], 1, "0", "0")
     assert any(o is BOTTOM for o, _ in r.witness["outputs"])
+
+
+def profile_value(points, E):
+    """δ at E read off a profile's breakpoints (linear between them, constant after)."""
+    if E >= points[-1][0]:
+        return points[-1][1]
+    for (e0, d0), (e1, d1) in zip(points, points[1:]):
+        if e0 <= E <= e1:
+            return d0 + (d1 - d0) * (E - e0) / (e1 - e0)
+    raise AssertionError("E below 1")
+
+
+@settings(max_examples=100, deadline=None)
+@given(random_mechanisms(), st.sampled_from(["1", "4/3", "2", "3", "7"]))
+def test_brute_force_dp_agrees_with_the_profiles(mech, E):
+    from verifier.dp import dp_cases
+    from verifier.exact import parse_epsilon
+    r = check_dp(mech, [0, 1], 2, f"ln({E})", "0")
+    from_profiles = max(profile_value(c.loss.profile(), mpq(E)) for c in dp_cases(mech, [0, 1], 2))
+    assert r.delta.value == from_profiles
+    assert parse_epsilon(f"ln({E})").rate == mpq(E)
