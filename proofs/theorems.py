@@ -217,6 +217,17 @@ def proposition28(item) -> bool:
     return True
 
 
+def is_reducible(inst: Instance) -> bool:
+    """The table of this instance admits Definition 59's bijections."""
+    from verifier.reducible import reducibility_witness
+    return reducibility_witness(_table(inst)) is None
+
+
+def reducible_implies_equal(inst: Instance) -> bool:
+    """Theorem 2: whenever the instance is Θ-reducible, APK δ = PPK δ at every ε."""
+    return not is_reducible(inst) or apk_equals_equal_ppk(inst)
+
+
 THEOREMS = [
     Theorem("lemma4", "seed 003 Lemma 4; thesis Theorem 1",
             "PPK is the expectation of APK over the background value, exactly",
@@ -234,6 +245,15 @@ THEOREMS = [
     Theorem("theorem2-reducible", "thesis Theorem 2, Proposition 26",
             "counts, sums and means with known records are Θ-reducible: APK δ = PPK δ",
             reducible_family, apk_equals_equal_ppk),
+    Theorem("proposition26-reducible", "thesis Proposition 26, Definition 59",
+            "counts, sums and means with known records of independent data are Θ-reducible",
+            reducible_family, is_reducible),
+    Theorem("theorem2", "thesis Theorem 2",
+            "a Θ-reducible instance has APK δ = PPK δ (checked wherever the bijections exist)",
+            partial_knowledge_family, reducible_implies_equal),
+    Theorem("remark2-not-reducible", "thesis Remark 2",
+            "thresholded counts are Θ-reducible — false: some instance has no bijection",
+            threshold_family, is_reducible, expected=False),
     Theorem("remark2-threshold", "thesis Remark 2; seed 003 Example 1",
             "thresholded counts are not Θ-reducible: APK δ and PPK δ differ on some instance",
             threshold_family, apk_equals_equal_ppk, expected=False),

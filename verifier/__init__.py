@@ -21,6 +21,7 @@ from .knowledge import Knowledge, knowledge, known_indices, no_knowledge
 from .loss import Loss, PrivacyLoss, privacy_loss
 from .mechanisms import (Mechanism, count, geometric_count, identity, mean_query, mechanism,
                          randomized_response, sum_query, threshold_count)
+from .reducible import is_theta_reducible, reducibility_witness
 from .result import NotionResult
 from .spec import Spec, load_spec, parse_spec, run_spec
 
@@ -32,6 +33,6 @@ __all__ = [
     "VerifierError", "Delta", "Epsilon", "parse_epsilon", "rational", "Knowledge", "knowledge",
     "known_indices", "no_knowledge", "Loss", "PrivacyLoss", "privacy_loss", "Mechanism",
     "count", "geometric_count", "identity", "mean_query", "mechanism", "randomized_response",
-    "sum_query", "threshold_count", "NotionResult", "Spec", "load_spec", "parse_spec",
+    "sum_query", "threshold_count", "is_theta_reducible", "reducibility_witness", "NotionResult", "Spec", "load_spec", "parse_spec",
     "run_spec",
 ]
