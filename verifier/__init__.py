@@ -33,6 +33,7 @@ __all__ = [
     "VerifierError", "Delta", "Epsilon", "parse_epsilon", "rational", "Knowledge", "knowledge",
     "known_indices", "no_knowledge", "Loss", "PrivacyLoss", "privacy_loss", "Mechanism",
     "count", "geometric_count", "identity", "mean_query", "mechanism", "randomized_response",
-    "sum_query", "threshold_count", "is_theta_reducible", "reducibility_witness", "NotionResult", "Spec", "load_spec", "parse_spec",
+    "sum_query", "threshold_count", "is_theta_reducible", "reducibility_witness",
+    "NotionResult", "Spec", "load_spec", "parse_spec",
     "run_spec",
 ]

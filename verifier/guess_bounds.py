@@ -47,7 +47,8 @@ from .exact import (Epsilon, certified_decimal, exp_bounds, format_rational, par
 from .guessing import GuessModel
 
 __all__ = ["Certified", "precise_bound", "simplified_bound", "ring_bound", "simplified_epsilon",
-           "worst_prior_for_eta", "worst_case_epsilon", "worst_prior_for_epsilon", "max_advantage", "precise_epsilon",
+           "worst_prior_for_eta", "worst_case_epsilon", "worst_prior_for_epsilon",
+           "max_advantage", "precise_epsilon",
            "as_scaled_log", "check_eta"]
 
 MAX_PREC = 1 << 14

@@ -14,7 +14,8 @@ from .distribution import Bottom
 from .exact import Delta, Epsilon, decimal_string, format_rational
 from .result import NotionResult
 
-__all__ = ["jsonable", "result_json", "report_json", "show_value", "show_delta", "show_epsilon", "short",
+__all__ = ["jsonable", "result_json", "report_json", "show_value", "show_delta", "show_epsilon",
+           "short",
            "show_rational"]
 
 LONG = 60  # exact strings longer than this are summarised in human output
