@@ -127,3 +127,22 @@ def test_bundled_rr_example_runs():
                                  "--json"])
     assert result.exit_code == 0
     assert json.loads(result.stdout)["dp"]["delta"] == "1/4"
+
+
+EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_example_spec_runs(path):
+    command = "pso" if path.stem.startswith("pso_") else \
+        "guess" if path.stem in ("guess_geometric", "cafeteria") else "check"
+    result = runner.invoke(app, [command, str(path), "--json"])
+    assert result.exit_code in (0, 1), result.stderr
+    assert json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("script", ["example7_small.py", "cafeteria.py"])
+def test_example_scripts_run(script):
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / script)], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip()
