@@ -252,13 +252,15 @@ def guess(
 def pso(
     spec: Annotated[Path, typer.Argument(help="A predicate-singling-out spec (TOML).")],
     json_out: JsonOpt = False,
+    progress: ProgressOpt = None,
 ) -> None:
     """Predicate singling out (seed 002): exact success, baseline, and the claim's verdict."""
     from .pso_check import load_pso_spec, pso_json, pso_report
 
     try:
         s = load_pso_spec(spec)
-        rep = pso_report(s)
+        with _Progress(progress, "datasets") as bar:
+            rep = pso_report(s, progress=bar)
     except VerifierError as exc:
         _fail(exc, spec)
     if json_out:

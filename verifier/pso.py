@@ -39,7 +39,7 @@ from .pso_predicates import EMPTY, Predicate, Universe
 
 __all__ = ["isolation_probability", "realizable_weights", "baseline", "Admissible",
            "PSOMechanism", "datasets", "success", "optimal_adversary", "SuccessResult",
-           "OptimalResult", "DEFAULT_BUDGET"]
+           "OptimalResult", "DEFAULT_BUDGET", "dataset_count"]
 
 DEFAULT_BUDGET = 5_000_000
 
@@ -119,12 +119,28 @@ class PSOMechanism:
 ONE = mpq(1)
 
 
+def dataset_count(universe: Universe, n: int, symmetric: bool) -> int:
+    """How many datasets (or multisets) :func:`datasets` enumerates."""
+    k = sum(1 for u in universe.values if universe.dist[u] != 0)
+    return comb(k + n - 1, n) if symmetric else k ** n
+
+
+def _with_progress(items: Iterator, total: int, progress) -> Iterator:
+    if progress is None:
+        yield from items
+        return
+    for j, item in enumerate(items, 1):
+        if j % 4096 == 0 or j == total:
+            progress(j, total)
+        yield item
+
+
 def datasets(universe: Universe, n: int, symmetric: bool, budget: int = DEFAULT_BUDGET
              ) -> Iterator[tuple[tuple, mpq]]:
     """Every dataset with its probability: sequences, or multisets with multinomial weights."""
     support = [u for u in universe.values if universe.dist[u] != 0]
     k = len(support)
-    count = comb(k + n - 1, n) if symmetric else k ** n
+    count = dataset_count(universe, n, symmetric)
     if count > budget:
         raise BudgetExceeded(
             f"{'multisets' if symmetric else 'datasets'} of {n} rows over {k} values: {count}, "
@@ -203,13 +219,14 @@ class SuccessResult:
 
 def success(universe: Universe, n: int, mech: PSOMechanism,
             adversary: Callable[[Hashable], object], admissible: Admissible,
-            budget: int = DEFAULT_BUDGET) -> SuccessResult:
+            budget: int = DEFAULT_BUDGET, progress=None) -> SuccessResult:
     """``Succ(A, M)`` exactly (Definition 3.3; collections: Definition 3.7)."""
     total = mpq(0)
     weights: dict = {}
     answers: dict = {}
     count = 0
-    for rows, px in datasets(universe, n, mech.symmetric, budget):
+    for rows, px in _with_progress(datasets(universe, n, mech.symmetric, budget),
+                                   dataset_count(universe, n, mech.symmetric), progress):
         count += 1
         for o, po in mech.outputs(rows):
             if o not in answers:
@@ -247,7 +264,7 @@ class OptimalResult:
 
 
 def optimal_adversary(universe: Universe, n: int, mech: PSOMechanism, admissible: Admissible,
-                      budget: int = DEFAULT_BUDGET) -> OptimalResult:
+                      budget: int = DEFAULT_BUDGET, progress=None) -> OptimalResult:
     """The best adversary: for each output, the admissible predicate most likely to isolate.
 
     ``Succ* = Σ_o max_p Σ_x P[x]·P[M(x)=o]·[p isolates x]``: exhaustive over the ``2^|X|``
@@ -259,7 +276,8 @@ def optimal_adversary(universe: Universe, n: int, mech: PSOMechanism, admissible
     masks = [m for m in range(2 ** len(values))
              if admissible(universe.weight(values[j] for j in range(len(values)) if m >> j & 1))]
     per_output: dict = {}
-    for rows, px in datasets(universe, n, mech.symmetric, budget):
+    for rows, px in _with_progress(datasets(universe, n, mech.symmetric, budget),
+                                   dataset_count(universe, n, mech.symmetric), progress):
         present, once, seen = 0, 0, {}
         for u in rows:
             seen[u] = seen.get(u, 0) + 1

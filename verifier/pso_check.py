@@ -151,17 +151,18 @@ def _attack(kind: str, a: dict, universe: Universe, m: dict, n: int, admissible:
     return load_function(a.get("function"), search_dir=search_dir, name="function")
 
 
-def pso_report(spec: PSOSpec) -> dict:
-    """Success, baseline, difference, ratio, predicate weights and the claim's verdict."""
+def pso_report(spec: PSOSpec, progress=None) -> dict:
+    """Success, baseline, difference, ratio, predicate weights and the claim's verdict;
+    ``progress(done, total)`` is called as the datasets are enumerated."""
     base, base_w, base_pred = baseline(spec.universe, spec.n, spec.admissible)
     if spec.adversary == "optimal":
         res = optimal_adversary(spec.universe, spec.n, spec.mechanism, spec.admissible,
-                                spec.budget)
+                                spec.budget, progress)
         succ, weights, extra = res.success, res.weights, {"searched": res.searched,
                                                           "strategy": res.strategy}
     else:
         res = success(spec.universe, spec.n, spec.mechanism, spec.attack, spec.admissible,
-                      spec.budget)
+                      spec.budget, progress)
         succ, weights, extra = res.success, res.weights, {"datasets": res.datasets}
     bound = spec.factor * base + spec.slack
     return {"success": succ, "baseline": base, "baseline_weight": base_w,
