@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from gmpy2 import mpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from verifier.cli import app
@@ -158,3 +160,20 @@ def test_user_mechanism_is_a_plain_kernel():
 def test_distribution_errors():
     with pytest.raises(InvalidDistribution):
         Universe.of_values([1, 2], ["1/2", "1/3"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=2, max_size=4), st.integers(1, 3), st.data())
+def test_multisets_agree_with_sequences(weights, n, data):
+    """The multinomial weights of multiset enumeration against plain sequence enumeration."""
+    total = sum(weights)
+    u = Universe.of_values(range(len(weights)), [f"{w}/{total}" for w in weights])
+    q = frozenset(data.draw(st.sets(st.sampled_from(range(len(weights))))))
+    target = Predicate(frozenset(data.draw(st.sets(st.sampled_from(range(len(weights)))))))
+    count = lambda rows: sum(1 for x in rows if x in q)  # noqa: E731
+    adv = lambda o: target if o % 2 else None  # noqa: E731
+    a = success(u, n, PSOMechanism("c", count, True), adv, Admissible())
+    b = success(u, n, PSOMechanism("c", count, False), adv, Admissible())
+    assert a.success == b.success and a.weights == b.weights
+    assert optimal_adversary(u, n, PSOMechanism("c", count, True), Admissible()).success == \
+        optimal_adversary(u, n, PSOMechanism("c", count, False), Admissible()).success
