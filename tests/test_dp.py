@@ -1,4 +1,4 @@
-"""Classical DP: the issue's acceptance values and hand derivations, and brute force agreement."""
+"""Classical DP: randomized response and other values derived by hand, and brute force agreement."""
 
 from fractions import Fraction
 

@@ -28,7 +28,7 @@ def geometric_model():
     return GuessModel(DOMAIN, Dist.uniform(DOMAIN), truncated_geometric("1/2", 0, 20), (1,))
 
 
-def test_issue_acceptance_inversion():
+def test_inversion_at_eta_one_half():
     # q = (1−p)(p+η) / (p(1−p−η)) = (3/4)(3/4) / ((1/4)(1/4)) = 9, R = 1
     assert simplified_epsilon("1/4", "1/2", 1) == ScaledLog(mpq(9), 1)
     assert worst_prior_for_eta("1/2") == mpq(1, 4)  # (1 − η)/2

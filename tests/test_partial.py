@@ -29,7 +29,7 @@ def binom(n, k):
     return comb(n, k)
 
 
-def test_issue_spec_by_hand():
+def test_threshold_spec_by_hand():
     """8 i.i.d. records, P[1] = 1/5, threshold 3, target 7, known {0, 1}, ε = ln 2.
 
     Let X ~ Bin(5, 1/5) be the count of the five unknown non-target records:
@@ -58,7 +58,7 @@ def test_issue_spec_by_hand():
     assert brute.results["apkdp"].delta == apk.delta
 
 
-def test_issue_spec_against_direct_computation():
+def test_threshold_spec_against_direct_computation():
     """The same instance, APK and PPK from the seed's definitions in plain Fractions."""
     E = Fraction(2)
     mech = threshold_count([1], 3)

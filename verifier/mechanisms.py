@@ -5,7 +5,7 @@ that depends on the database only through its multiset of records is *symmetric*
 also carries ``on_counts``, the same kernel written on the counts per record value, which the
 count engine uses to scale to thousands of records.
 
-Built-ins (issue "exact core"; thresholding from thesis §3.2.2, Definition 60):
+Built-ins (thresholding from thesis §3.2.2, Definition 60):
 
 * ``count(S)``: ``#{j : D_j ∈ S}``;
 * ``threshold_count(S, T)``: the count ``c`` if ``c ≥ T``, else ``⊥``;
