@@ -58,20 +58,23 @@ def _worst(deltas: Iterable[Delta]) -> Delta | None:
     return best
 
 
+def _pair_losses(jt: JointTable):
+    """``(a, b, PPK loss, {B̂: APK loss})`` for every ordered pair with ``P[D(i)=a] > 0``."""
+    for a, b in _pairs(jt):
+        ppk = ppk_loss(jt, a, b)
+        if ppk is not None:
+            yield a, b, ppk, {bg: loss for bg in jt.backgrounds()
+                              if (loss := apk_loss(jt, a, b, bg)) is not None}
+
+
 def lemma4(inst: Instance) -> bool:
     """PPK_{i,a,b} = Σ_B P[ζ(D)=B | D(i)=a]·APK_{i,a,b,B}, exactly, at every ε."""
     jt = _table(inst)
-    for a, b in _pairs(jt):
-        ppk = ppk_loss(jt, a, b)
-        if ppk is None:
-            continue
+    for a, _, ppk, apks in _pair_losses(jt):
         pa = jt.p_value(a)
         for eps in EPSILONS:
             total_a, total_c = mpq(0), mpq(0)
-            for bg in jt.backgrounds():
-                loss = apk_loss(jt, a, b, bg)
-                if loss is None:
-                    continue
+            for bg, loss in apks.items():
                 d, w = loss.delta(eps), jt.p_background(a, bg) / pa
                 total_a, total_c = total_a + w * d.a, total_c + w * d.c
             if ppk.delta(eps) != Delta.make(total_a, total_c, eps):
@@ -99,13 +102,8 @@ def lemma5(inst: Instance) -> bool:
 
 def lemma6(inst: Instance) -> bool:
     """At δ = 0 APK and PPK coincide: equal tight ε for every pair."""
-    jt = _table(inst)
-    for a, b in _pairs(jt):
-        ppk = ppk_loss(jt, a, b)
-        if ppk is None:
-            continue
-        apk = [loss.epsilon(0) for bg in jt.backgrounds()
-               if (loss := apk_loss(jt, a, b, bg)) is not None]
+    for _, _, ppk, apks in _pair_losses(_table(inst)):
+        apk = [loss.epsilon(0) for loss in apks.values()]
         worst = max(apk, key=_EpsKey) if apk else Epsilon.ZERO
         if worst != ppk.epsilon(0):
             return False

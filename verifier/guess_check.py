@@ -27,7 +27,7 @@ from .exact import rational
 from .guess_bounds import (Certified, as_scaled_log, check_eta, precise_bound, precise_epsilon,
                            simplified_bound, simplified_epsilon)
 from .guessing import GuessModel, advantage, vulnerability
-from .mechanisms import load_function
+from .mechanisms import as_dist, load_function
 from .render import jsonable
 from .toml_files import check_tables, read_toml
 
@@ -93,7 +93,7 @@ def _kernel(t: dict, domain: tuple, file, search_dir):
         return Dist.point
     if kind == "function":
         f = load_function(t.get("function"), search_dir=search_dir, name="function")
-        return lambda x: (lambda v: v if isinstance(v, Dist) else Dist.point(v))(f(x))
+        return lambda x: as_dist(f(x))
     raise _fail(file, "mechanism.kind", f"kind = {kind!r} is not one of truncated_geometric, "
                                         f"exponential, identity, function")
 

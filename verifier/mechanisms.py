@@ -46,6 +46,7 @@ __all__ = [
     "build_mechanism",
     "MECHANISM_KINDS",
     "all_databases",
+    "as_dist",
 ]
 
 Database = tuple
@@ -95,7 +96,8 @@ def _show(v: object) -> str:
     return str(v)
 
 
-def _as_dist(value: object) -> Dist:
+def as_dist(value: object) -> Dist:
+    """A kernel's answer as a Dist: a Dist as is, any other value as its point mass."""
     return value if isinstance(value, Dist) else Dist.point(value)
 
 
@@ -106,7 +108,7 @@ def mechanism(f: Callable[[Database], object], name: str | None = None,
     With ``symmetric=True`` the caller declares that ``f`` depends only on the multiset of
     records; the count engine then calls ``f`` on one representative database per count vector.
     """
-    kernel = lambda db: _as_dist(f(db))  # noqa: E731
+    kernel = lambda db: as_dist(f(db))  # noqa: E731
     on_counts = None
     if symmetric:
         def on_counts(counts: Counts, n: int) -> Dist:
