@@ -7,7 +7,7 @@ from itertools import combinations
 
 from verifier import (Mechanism, count, geometric_count, iid, independent, mean_query,
                       randomized_response, sum_query, threshold_count)
-from verifier.data import DataModel
+from verifier.model.data import DataModel
 
 
 @dataclass(frozen=True)

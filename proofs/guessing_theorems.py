@@ -5,9 +5,9 @@ from __future__ import annotations
 from gmpy2 import mpq
 
 from verifier import Dist
-from verifier.dprivacy import ScaledLog, exponential_mechanism, tight_epsilon, truncated_geometric
-from verifier.guess_bounds import precise_bound, ring_bound, simplified_bound
-from verifier.guessing import GuessModel, advantage
+from verifier.guessing.metric import ScaledLog, exponential_mechanism, tight_epsilon, truncated_geometric
+from verifier.guessing.bounds import precise_bound, ring_bound, simplified_bound
+from verifier.guessing.model import GuessModel, advantage
 
 
 def _priors(domain):
@@ -64,7 +64,7 @@ def worst_prior_maximises(item) -> bool:
     eps, R = item
     e_half = eps.base ** int((R / 2).numerator) if (R / 2).denominator == 1 else None
     if e_half is None:
-        from verifier.dprivacy import power_bounds
+        from verifier.guessing.metric import power_bounds
         lo, hi = power_bounds(eps.base, R / 2, 64)
         assert lo == hi
         e_half = lo

@@ -6,11 +6,11 @@ from itertools import combinations
 
 from gmpy2 import mpq
 
-from verifier.pso import (Admissible, PSOMechanism, baseline, isolation_probability,
+from verifier.pso.success import (Admissible, PSOMechanism, baseline, isolation_probability,
                           optimal_adversary, success)
-from verifier.pso_attacks import (composition_attack, composition_counts, count_mechanism,
+from verifier.pso.attacks import (composition_attack, composition_counts, count_mechanism,
                                   randomized_response_rows)
-from verifier.pso_predicates import Predicate, Universe, parse_predicate
+from verifier.pso.predicates import Predicate, Universe, parse_predicate
 
 
 def _universes():
@@ -83,5 +83,5 @@ def lemma_41(item) -> bool:
 
 
 def _map(out, f):
-    from verifier.distribution import Dist
+    from verifier.core.distribution import Dist
     return out.map(f) if isinstance(out, Dist) else f(out)

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from gmpy2 import mpq
 
 from verifier import BOTTOM, check_dp, iid, independent, known_indices, parse_epsilon
-from verifier.engines import joint_tables
-from verifier.exact import Delta, Epsilon
-from verifier.joint import JointTable
-from verifier.partial import apk_loss, ordered_pairs, ppk_loss
+from verifier.engines.choice import joint_tables
+from verifier.core.exact import Delta, Epsilon
+from verifier.engines.joint import JointTable
+from verifier.notions.partial import apk_loss, ordered_pairs, ppk_loss
 
 from .families import Instance, partial_knowledge_family
 from .pso_theorems import (composition_family, counting_family, lemma_41,
@@ -217,7 +217,7 @@ def proposition28(item) -> bool:
 
 def is_reducible(inst: Instance) -> bool:
     """The table of this instance admits Definition 59's bijections."""
-    from verifier.reducible import reducibility_witness
+    from verifier.notions.reducible import reducibility_witness
     return reducibility_witness(_table(inst)) is None
 
 

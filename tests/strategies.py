@@ -5,7 +5,7 @@ from fractions import Fraction
 from gmpy2 import mpq
 from hypothesis import strategies as st
 
-from verifier.distribution import Dist
+from verifier.core.distribution import Dist
 
 
 @st.composite

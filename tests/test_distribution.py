@@ -3,8 +3,8 @@
 import pytest
 from gmpy2 import mpq
 
-from verifier.distribution import BOTTOM, Dist
-from verifier.errors import InvalidDistribution, InvalidNumber, NullEvent
+from verifier.core.distribution import BOTTOM, Dist
+from verifier.core.errors import InvalidDistribution, InvalidNumber, NullEvent
 
 MPQ = type(mpq(0))
 

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from reference import dp_delta
 from strategies import distributions, frac
 from verifier import check_dp, geometric_count, mechanism, randomized_response, threshold_count
-from verifier.distribution import BOTTOM
-from verifier.errors import BudgetExceeded
-from verifier.exact import Epsilon
+from verifier.core.distribution import BOTTOM
+from verifier.core.errors import BudgetExceeded
+from verifier.core.exact import Epsilon
 
 MPQ = type(mpq(0))
 
@@ -118,7 +118,7 @@ def profile_value(points, E):
 @settings(max_examples=100, deadline=None)
 @given(random_mechanisms(), st.sampled_from(["1", "4/3", "2", "3", "7"]))
 def test_brute_force_dp_agrees_with_the_profiles(mech, E):
-    from verifier.dp import dp_cases
+    from verifier.notions.dp import dp_cases
     r = check_dp(mech, [0, 1], 2, f"ln({E})", "0")
     from_profiles = max(profile_value(c.loss.profile(), mpq(E)) for c in dp_cases(mech, [0, 1], 2))
     assert r.delta.value == from_profiles

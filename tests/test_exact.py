@@ -5,8 +5,8 @@ from fractions import Fraction
 import pytest
 from gmpy2 import mpq
 
-from verifier.errors import InvalidNumber, VerifierError
-from verifier.exact import (Delta, Epsilon, compare_exp, decimal_string, parse_epsilon, rational,
+from verifier.core.errors import InvalidNumber, VerifierError
+from verifier.core.exact import (Delta, Epsilon, compare_exp, decimal_string, parse_epsilon, rational,
                             sign_affine_exp)
 
 MPQ = type(mpq(0))

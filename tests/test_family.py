@@ -7,11 +7,11 @@ import pytest
 from gmpy2 import mpq
 from typer.testing import CliRunner
 
-import verifier.family as family_module
+import verifier.symbolic.family as family_module
 from verifier.cli import app
-from verifier.errors import InvalidArgument
-from verifier.family import check_family
-from verifier.solver import Answer
+from verifier.core.errors import InvalidArgument
+from verifier.symbolic.family import check_family
+from verifier.symbolic.solver import Answer
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from strategies import deltas, distributions, frac, rates
-from verifier.distribution import Dist
-from verifier.exact import Epsilon, parse_epsilon
-from verifier.loss import Loss, LossKind, privacy_loss
+from verifier.core.distribution import Dist
+from verifier.core.exact import Epsilon, parse_epsilon
+from verifier.notions.loss import Loss, LossKind, privacy_loss
 
 MPQ = type(mpq(0))
 

@@ -3,9 +3,9 @@
 import pytest
 from gmpy2 import mpq
 
-from verifier.distribution import BOTTOM, Dist
-from verifier.errors import InvalidArgument, UnknownName
-from verifier.mechanisms import (build_mechanism, count, geometric_count, identity,
+from verifier.core.distribution import BOTTOM, Dist
+from verifier.core.errors import InvalidArgument, UnknownName
+from verifier.model.mechanisms import (build_mechanism, count, geometric_count, identity,
                                  load_function, mean_query, mechanism, randomized_response,
                                  sum_query, threshold_count)
 

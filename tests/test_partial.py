@@ -16,9 +16,9 @@ from strategies import distributions, frac
 from verifier import (Dist, check_dp, check_partial, count, geometric_count, iid, independent,
                       knowledge, known_indices, mechanism, threshold_count)
 from verifier.cli import app
-from verifier.counts import KnownCounts
-from verifier.errors import InvalidArgument, SpecError
-from verifier.spec import load_spec
+from verifier.engines.counts import KnownCounts
+from verifier.core.errors import InvalidArgument, SpecError
+from verifier.io.spec import load_spec
 
 MPQ = type(mpq(0))
 runner = CliRunner()
@@ -248,7 +248,7 @@ ROOT_EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "
 
 def test_families_are_the_worst_member():
     """A family Θ × Z is decided by its worst member: compare with each member alone."""
-    from verifier.spec import load_spec, run_spec
+    from verifier.io.spec import load_spec, run_spec
     spec = load_spec(ROOT_EXAMPLES / "families.toml")
     assert isinstance(spec.model, tuple) and isinstance(spec.knowledge, tuple)
     fam = run_spec(spec)

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from verifier import check_partial, iid, known_indices, threshold_count
 from verifier.cli import app
-from verifier.spec import load_spec
-from verifier.sweep import parse_range, threshold_sweep
+from verifier.io.spec import load_spec
+from verifier.notions.sweep import parse_range, threshold_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -88,7 +88,7 @@ notions = ["apkdp", "ppkdp"]
 def test_sweep_refuses_other_mechanisms():
     spec = load_spec(ROOT / "examples" / "referendum_tally.toml")
     import pytest
-    from verifier.errors import InvalidArgument
+    from verifier.core.errors import InvalidArgument
     with pytest.raises(InvalidArgument) as info:
         threshold_sweep(spec, [1, 2])
     assert str(info.value) == 'a threshold sweep needs kind = "threshold_count", not \'count\''

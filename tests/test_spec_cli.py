@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from verifier.cli import app
-from verifier.errors import SpecError
-from verifier.spec import load_spec
+from verifier.core.errors import SpecError
+from verifier.io.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

@@ -9,21 +9,21 @@ rationals in, exact rationals (or ``A − C·e^ε``) out.
 'ln(3)'
 """
 
-from .budget import Budget
-from .check import NOTIONS, Analysis, Report, analyse, check_notions, check_partial
-from .data import DataModel, explicit, iid, independent
-from .distribution import BOTTOM, Dist
-from .dp import check_dp
-from .errors import (BudgetExceeded, InvalidArgument, InvalidDistribution, InvalidNumber,
+from verifier.core.budget import Budget
+from verifier.notions.check import NOTIONS, Analysis, Report, analyse, check_notions, check_partial
+from verifier.model.data import DataModel, explicit, iid, independent
+from verifier.core.distribution import BOTTOM, Dist
+from verifier.notions.dp import check_dp
+from verifier.core.errors import (BudgetExceeded, InvalidArgument, InvalidDistribution, InvalidNumber,
                      NullEvent, SpecError, UnknownName, VerifierError)
-from .exact import Delta, Epsilon, parse_epsilon, rational
-from .knowledge import Knowledge, knowledge, known_indices, no_knowledge
-from .loss import Loss, PrivacyLoss, privacy_loss
-from .mechanisms import (Mechanism, count, geometric_count, identity, mean_query, mechanism,
+from verifier.core.exact import Delta, Epsilon, parse_epsilon, rational
+from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
+from verifier.notions.loss import Loss, PrivacyLoss, privacy_loss
+from verifier.model.mechanisms import (Mechanism, count, geometric_count, identity, mean_query, mechanism,
                          randomized_response, sum_query, threshold_count)
-from .reducible import is_theta_reducible, reducibility_witness
-from .result import NotionResult
-from .spec import Spec, load_spec, parse_spec, run_spec
+from verifier.notions.reducible import is_theta_reducible, reducibility_witness
+from verifier.notions.result import NotionResult
+from verifier.io.spec import Spec, load_spec, parse_spec, run_spec
 
 __all__ = [
     "Budget", "NOTIONS", "Analysis", "Report", "analyse", "check_notions", "check_partial",

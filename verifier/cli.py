@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .errors import SpecError, VerifierError
+from verifier.core.errors import SpecError, VerifierError
 
 app = typer.Typer(
     add_completion=False,
@@ -52,10 +52,10 @@ def _load(spec: Path, budget: int | None, budget_counts: int | None, engine: str
     """Read SPEC and apply the command-line overrides."""
     from dataclasses import replace
 
-    from .budget import Budget
-    from .engines import ENGINES
-    from .errors import InvalidArgument
-    from .spec import load_spec
+    from verifier.core.budget import Budget
+    from verifier.engines.choice import ENGINES
+    from verifier.core.errors import InvalidArgument
+    from verifier.io.spec import load_spec
 
     s = load_spec(spec)
     if budget is not None or budget_counts is not None:
@@ -108,8 +108,8 @@ def check(
     progress: ProgressOpt = None,
 ) -> None:
     """Decide the (ε, δ) claim of SPEC for every notion it names, exactly."""
-    from .render import report_json
-    from .spec import run_spec
+    from verifier.io.json_out import report_json
+    from verifier.io.spec import run_spec
 
     try:
         s = _load(spec, budget, budget_counts, engine)
@@ -122,7 +122,7 @@ def check(
             return "; ".join(i for i in report.info if i.startswith("dp:") == (notion == "dp"))
         _emit_json(report_json(report.results, engine))
     else:
-        from .console import print_report
+        from verifier.io.terminal import print_report
         print_report(s, report)
     raise typer.Exit(0 if report.holds else 1)
 
@@ -145,8 +145,8 @@ def sweep(
     progress: ProgressOpt = None,
 ) -> None:
     """Tight δ at ε and tight ε at δ of a thresholded count for each threshold (thesis Fig. 3.4)."""
-    from .render import short
-    from .sweep import parse_range, sweep_rows, threshold_sweep
+    from verifier.io.json_out import short
+    from verifier.notions.sweep import parse_range, sweep_rows, threshold_sweep
 
     try:
         s = _load(spec, budget, budget_counts, engine)
@@ -167,7 +167,7 @@ def sweep(
         sys.set_int_max_str_digits(0)
         json_file.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
     if plot is not None:
-        from .plot import plot_threshold_sweep
+        from verifier.io.plot import plot_threshold_sweep
         plot_threshold_sweep(points, plot, title=f"{s.mechanism.name}, n = {s.records}",
                              epsilon=str(s.epsilon), delta=str(s.delta))
     if json_out:
@@ -202,7 +202,7 @@ def guess(
         help="Relative width of the certified interval of the precise inversion.")] = None,
 ) -> None:
     """Guessing advantage of an attacker (seed 004): exact advantage, bounds, ε from η."""
-    from .guess_bounds import max_advantage, simplified_epsilon, worst_prior_for_eta
+    from verifier.guessing.bounds import max_advantage, simplified_epsilon, worst_prior_for_eta
 
     try:
         if spec is None:
@@ -215,7 +215,7 @@ def guess(
             if not eps.infinite:
                 out["max_advantage_at_epsilon"] = str(max_advantage(eps, diameter))
             if plot is not None:
-                from .plot import plot_advantage
+                from verifier.io.plot import plot_advantage
                 plot_advantage(plot, diameter)
             if json_out:
                 _emit_json(out)
@@ -223,14 +223,14 @@ def guess(
                 for k, v in out.items():
                     typer.echo(f"{k:26} {v}")
             return
-        from .guess_check import guess_report, load_guess_spec, report_json
+        from verifier.guessing.report import guess_report, load_guess_spec, report_json
         s = load_guess_spec(spec)
         from dataclasses import replace
         if eta is not None:
-            from .guess_bounds import check_eta
+            from verifier.guessing.bounds import check_eta
             s = replace(s, eta=check_eta(eta))
         if tolerance is not None:
-            from .exact import rational
+            from verifier.core.exact import rational
             t = rational(tolerance, "--tolerance")
             if t <= 0:
                 raise SpecError(f"--tolerance {tolerance} must be > 0")
@@ -239,12 +239,12 @@ def guess(
     except VerifierError as exc:
         _fail(exc, spec)
     if plot is not None:
-        from .plot import plot_advantage
+        from verifier.io.plot import plot_advantage
         plot_advantage(plot, rep["diameter"][0])
     if json_out:
         _emit_json(report_json(rep))
         return
-    from .console import print_guess
+    from verifier.io.terminal import print_guess
     print_guess(s, rep)
 
 
@@ -255,7 +255,7 @@ def pso(
     progress: ProgressOpt = None,
 ) -> None:
     """Predicate singling out (seed 002): exact success, baseline, and the claim's verdict."""
-    from .pso_check import load_pso_spec, pso_json, pso_report
+    from verifier.pso.report import load_pso_spec, pso_json, pso_report
 
     try:
         s = load_pso_spec(spec)
@@ -266,7 +266,7 @@ def pso(
     if json_out:
         _emit_json(pso_json(s, rep))
     else:
-        from .console import print_pso
+        from verifier.io.terminal import print_pso
         print_pso(s, rep)
     raise typer.Exit(0 if rep["claim"]["holds"] else 1)
 
@@ -284,8 +284,8 @@ def family(
     Exit status: 0 holds for the whole interval, 1 a confirmed counterexample, 2 error,
     3 unknown (a solver timeout or an unconfirmed witness is never reported as holding).
     """
-    from .family import check_family
-    from .spec import load_spec
+    from verifier.symbolic.family import check_family
+    from verifier.io.spec import load_spec
 
     try:
         s = load_spec(spec)
@@ -302,7 +302,7 @@ def family(
            "interval": [str(res.interval[0]), str(res.interval[1])],
            "claim": {"epsilon": str(s.epsilon), "delta": str(s.delta)}, "detail": res.detail}
     if res.counterexample is not None:
-        from .render import jsonable
+        from verifier.io.json_out import jsonable
         out["counterexample"] = {param: str(res.counterexample),
                                  "delta": str(res.exact.delta),
                                  "epsilon": str(res.exact.epsilon),

@@ -1,0 +1,212 @@
+"""The count engine: exact joint tables of symmetric mechanisms over independent records.
+
+When the mechanism depends on the database only through its counts per value and the records
+are independent, the joint table ``P[D(i)=t, ζ(D)=B, M(D)=O]`` needs no enumeration of
+databases: with ``K`` the known indices and ``U`` the other non-target records,
+
+    P[D(i)=t, counts(D_K)=c_K, M(D)=O]
+        = P[D(i)=t] · P[counts(D_K)=c_K] · Σ_{c_U} P[counts(D_U)=c_U] · P[M=O | c_K + c_U + e_t]
+
+The count vectors of ``K`` and ``U`` have multinomial laws (i.i.d. records) or the convolution
+of the records' priors (independent, non-identical records).
+
+Knowing the records of ``K`` collapses to knowing their counts: given ``D(i)=t`` and
+``D_K = B``, the output law depends on ``B`` only through ``counts(B)`` (``D_U`` is independent
+of ``D_K`` and the mechanism is symmetric). Every ``B`` with the same counts therefore has the
+same APK loss, and ``P[B | D(i)=a]`` adds up over the class, so the class table gives the
+same APK, PPK and noiseless δ as the table over individual ``B``. A class stands for
+``|K|! / Π_v c_K(v)!`` background values (:attr:`KnownCounts.multiplicity`).
+
+Cost: masses are integers over one common denominator (the product of the priors'
+denominators and of the mechanism's), so the inner sums add integers; one rational is formed
+per (target value, class).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from functools import reduce
+
+from gmpy2 import comb, fac, lcm, mpq, mpz
+
+from verifier.core.budget import Budget
+from verifier.model.data import IndependentData
+from verifier.core.distribution import Dist
+from verifier.core.errors import BudgetExceeded
+from verifier.engines.joint import JointTable
+from verifier.model.knowledge import NOTHING, Knowledge
+from verifier.model.mechanisms import Mechanism
+
+__all__ = ["KnownCounts", "count_law", "count_tables", "count_work", "compositions",
+           "Progress"]
+
+Vector = tuple[int, ...]
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class KnownCounts:
+    """The background value of an attacker who knows records of a symmetric mechanism,
+    up to order: how many of the known records take each value."""
+
+    values: tuple
+    counts: Vector
+
+    @property
+    def multiplicity(self) -> mpz:
+        """How many background values (tuples of known records) this class stands for."""
+        m = fac(sum(self.counts))
+        for c in self.counts:
+            m //= fac(c)
+        return m
+
+    def __repr__(self) -> str:
+        return "#{" + ", ".join(f"{v!r}: {c}" for v, c in zip(self.values, self.counts)) + "}"
+
+    def __sort_key__(self) -> tuple:
+        return self.counts
+
+    def as_dict(self) -> dict:
+        return {"known_counts": {str(v): c for v, c in zip(self.values, self.counts)},
+                "stands_for": int(self.multiplicity)}
+
+
+def compositions(total: int, parts: int, allowed: Sequence[bool] | None = None):
+    """Every vector of ``parts`` non-negative integers summing to ``total`` (lexicographic);
+    with ``allowed``, parts marked False stay 0."""
+    allowed = allowed or [True] * parts
+    if parts == 0:
+        if total == 0:
+            yield ()
+        return
+    if parts == 1:
+        if total == 0 or allowed[0]:
+            yield (total,)
+        return
+    top = total if allowed[0] else 0
+    for first in range(top, -1, -1):
+        for rest in compositions(total - first, parts - 1, allowed[1:]):
+            yield (first,) + rest
+
+
+def _integer_prior(prior: Dist, values: tuple) -> tuple[list[mpz], mpz]:
+    d = reduce(lcm, (w.denominator for _, w in prior.items()), mpz(1))
+    return [(prior[v] * d).numerator for v in values], d
+
+
+def count_law(priors: Sequence[Dist], values: tuple) -> tuple[dict[Vector, mpz], mpz]:
+    """The law of the count vector of independent records: ``({c: N(c)}, S)`` with
+    ``P[counts = c] = N(c)/S``, integers.
+
+    i.i.d. records: ``N(c) = (u! / Π c_v!) · Π n_v^{c_v}`` with ``p_v = n_v/d`` and ``S = d^u``
+    (the multinomial law). Otherwise the priors are convolved one record at a time.
+    """
+    k, u = len(values), len(priors)
+    if u == 0:
+        return {(0,) * k: mpz(1)}, mpz(1)
+    if all(p == priors[0] for p in priors):
+        weights, d = _integer_prior(priors[0], values)
+        law = {}
+        for c in compositions(u, k, [w != 0 for w in weights]):
+            n = fac(u)
+            for cv, w in zip(c, weights):
+                n = n // fac(cv) * w ** cv
+            law[c] = n
+        return law, d ** u
+    law: dict[Vector, mpz] = {(0,) * k: mpz(1)}
+    scale = mpz(1)
+    for prior in priors:
+        weights, d = _integer_prior(prior, values)
+        scale *= d
+        nxt: dict[Vector, mpz] = {}
+        for c, n in law.items():
+            for v, w in enumerate(weights):
+                if w:
+                    key = c[:v] + (c[v] + 1,) + c[v + 1:]
+                    nxt[key] = nxt.get(key, mpz(0)) + n * w
+        law = nxt
+    return law, scale
+
+
+def _vector_count(u: int, k: int) -> int:
+    return int(comb(u + k - 1, k - 1))
+
+
+def count_work(data: IndependentData, know: Knowledge, targets: Sequence[int]) -> int:
+    """An upper bound on the (target value, known class, other counts) combinations."""
+    k = len(data.values)
+    m = len(know.known or ())
+    u = data.n - 1 - m
+    return len(targets) * k * _vector_count(m, k) * _vector_count(u, k)
+
+
+def count_tables(data: IndependentData, mech: Mechanism, know: Knowledge,
+                 targets: Sequence[int], budget: Budget | None = None,
+                 progress: Progress | None = None) -> dict[int, JointTable]:
+    """Joint tables for every target from count vectors (the mechanism's ``on_counts``)."""
+    budget = budget or Budget()
+    work = count_work(data, know, targets)
+    if work > budget.max_combinations:
+        raise BudgetExceeded(
+            f"the count engine needs {work} combinations of counts, over the budget of "
+            f"{budget.max_combinations}; use fewer records or values, or raise the budget "
+            f"(--budget-counts {work})")
+    values, n = data.values, data.n
+    known = tuple(know.known or ())
+    mechanism_rows: dict[Vector, tuple[mpz, dict]] = {}
+
+    def output_row(total: Vector) -> dict:
+        if total not in mechanism_rows:
+            dist = mech.on_counts(dict(zip(values, total)), n)
+            d = reduce(lcm, (w.denominator for _, w in dist.items()), mpz(1))
+            mechanism_rows[total] = (d, {o: (w * d).numerator for o, w in dist.items()})
+        return mechanism_rows[total]
+
+    tables = {}
+    law_k, scale_k = count_law([data.priors[j] for j in known], values)
+    done, steps = 0, len(targets) * len(values) * len(law_k)
+    for i in targets:
+        rest = [j for j in range(n) if j != i and j not in known]
+        law_u, scale_u = count_law([data.priors[j] for j in rest], values)
+        target_w, target_d = _integer_prior(data.priors[i], values)
+        rows: dict = {}
+        for ti, t in enumerate(values):
+            if target_w[ti] == 0:
+                done += len(law_k)
+                continue
+            e_t = tuple(int(v == ti) for v in range(len(values)))
+            by_class: dict = {}
+            for c_k, n_k in law_k.items():
+                done += 1
+                if progress:
+                    progress(done, steps)
+                base = tuple(a + b for a, b in zip(c_k, e_t))
+                acc: dict[Hashable, mpz] = {}
+                denoms: dict[Hashable, mpz] = {}
+                for c_u, n_u in law_u.items():
+                    d, row = output_row(tuple(a + b for a, b in zip(base, c_u)))
+                    for o, w in row.items():
+                        term = n_u if w == 1 else n_u * w  # point masses: no multiplication
+                        # keep Σ n_u·w/d exact with one denominator per output: lcm of the d's
+                        if o not in acc:
+                            acc[o], denoms[o] = term, d
+                        elif denoms[o] == d:
+                            acc[o] += term
+                        else:
+                            common = lcm(denoms[o], d)
+                            acc[o] = acc[o] * (common // denoms[o]) + term * (common // d)
+                            denoms[o] = common
+                common = reduce(lcm, denoms.values(), mpz(1))
+                row = {o: a if denoms[o] == common else a * (common // denoms[o])
+                       for o, a in acc.items() if a}
+                if not row:
+                    continue
+                key = KnownCounts(values, c_k) if known else NOTHING
+                factor = mpq(target_w[ti] * n_k, target_d * scale_k * scale_u * common)
+                by_class[key] = (factor, row)
+            if by_class:
+                rows[t] = by_class
+        tables[i] = JointTable(i, values, rows)
+    return tables
+

@@ -1,0 +1,99 @@
+"""Background knowledge ζ: what the attacker knows about the database besides the output.
+
+ζ maps a database to a distribution over background values ``B`` (seed 003 §4; REFERENCE.md
+§1). Built-ins: no knowledge (one value; noiseless privacy), the values of a fixed set of
+known indices, and any user function of the database, deterministic or randomized. A family
+Z is a finite list of these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+
+from verifier.core.distribution import Dist
+from verifier.core.errors import InvalidArgument
+
+__all__ = ["Knowledge", "no_knowledge", "known_indices", "knowledge", "NOTHING",
+           "describe_indices"]
+
+NOTHING = "nothing"  # the single background value of the attacker who knows nothing
+
+
+@dataclass(frozen=True, eq=False)
+class Knowledge:
+    """A background-knowledge function ``ζ: database ↦ Dist`` over background values.
+
+    ``known`` is set when ζ reveals exactly the records at those indices (``B = (D_j)_{j ∈
+    known}``); the count engine and the target checks use it. ``known = ()`` is no knowledge.
+    """
+
+    name: str
+    function: Callable[[tuple], Dist]
+    known: tuple[int, ...] | None = None
+
+    def __call__(self, database: tuple) -> Dist:
+        return self.function(tuple(database))
+
+    def check_against(self, n: int, targets: Sequence[int]) -> None:
+        """Indices in range, and no target among the known indices."""
+        if self.known is None:
+            return
+        for j in self.known:
+            if not 0 <= j < n:
+                raise InvalidArgument(
+                    f"known index {j} is out of range for {n} records (indices are 0..{n - 1})"
+                )
+        clash = sorted(set(self.known) & set(targets))
+        if clash:
+            raise InvalidArgument(
+                f"target {clash[0]} is among the known indices {list(self.known)}: the "
+                f"attacker would already know the value it attacks"
+            )
+
+
+def no_knowledge() -> Knowledge:
+    """ζ constant: the attacker knows nothing (noiseless privacy, seed 003 Definition 3)."""
+    point = Dist.point(NOTHING)
+    return Knowledge("nothing", lambda db: point, ())
+
+
+def known_indices(indices: Sequence[int]) -> Knowledge:
+    """ζ(D) = (D_j for j in indices): the attacker knows those records' values."""
+    if isinstance(indices, (str, bytes)):
+        raise InvalidArgument(f"known = {indices!r} is not a list of indices")
+    idx = tuple(indices)
+    for j in idx:
+        if isinstance(j, bool) or not isinstance(j, int):
+            raise InvalidArgument(f"known index {j!r} is not an integer")
+    if len(set(idx)) != len(idx):
+        raise InvalidArgument(f"known = {list(idx)!r} repeats an index")
+    idx = tuple(sorted(idx))
+    if not idx:
+        return no_knowledge()
+    return Knowledge(f"records {describe_indices(idx)}",
+                     lambda db: Dist.point(tuple(db[j] for j in idx)), idx)
+
+
+def describe_indices(idx: Sequence[int]) -> str:
+    """``[0, 3, 5]``, or ``0..99 (100 indices)`` for a long contiguous run."""
+    idx = list(idx)
+    if len(idx) > 8:
+        if idx == list(range(idx[0], idx[-1] + 1)):
+            return f"{idx[0]}..{idx[-1]} ({len(idx)} indices)"
+        return f"{idx[:4]}… ({len(idx)} indices)"
+    return str(idx)
+
+
+def knowledge(f: Callable[[tuple], object], name: str | None = None) -> Knowledge:
+    """A user ζ: a returned :class:`Dist` is randomized knowledge, any other value a fact."""
+    def function(db: tuple) -> Dist:
+        value = f(db)
+        return value if isinstance(value, Dist) else Dist.point(_hashable(value))
+    return Knowledge(name or getattr(f, "__name__", "knowledge"), function, None)
+
+
+def _hashable(value: object) -> Hashable:
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value

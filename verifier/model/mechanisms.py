@@ -1,0 +1,291 @@
+"""Mechanisms: kernels from a database (a tuple of records) to a distribution of outputs.
+
+A plain function returning a value is a deterministic mechanism (a point mass). A mechanism
+that depends on the database only through its multiset of records is *symmetric*; it then
+also carries ``on_counts``, the same kernel written on the counts per record value, which the
+count engine uses to scale to thousands of records.
+
+Built-ins (thresholding from thesis §3.2.2, Definition 60):
+
+* ``count(S)``: ``#{j : D_j ∈ S}``;
+* ``threshold_count(S, T)``: the count ``c`` if ``c ≥ T``, else ``⊥``;
+* ``sum``, ``mean``, ``identity``;
+* ``randomized_response(truth, values)``: each record independently reported truthfully with
+  probability ``truth``, otherwise as each other value with ``(1 − truth)/(k − 1)``;
+* ``geometric_count(S, α)``: the count plus two-sided geometric noise ``P[k] ∝ α^|k|`` clamped
+  to ``{0..n}``, the mass beyond each end going to that end:
+  ``P[j] = (1−α)/(1+α)·α^|j−c|`` inside, ``P[0] = α^c/(1+α)``, ``P[n] = α^(n−c)/(1+α)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import product
+from pathlib import Path
+
+from gmpy2 import mpq
+
+from verifier.core.distribution import BOTTOM, Dist
+from verifier.core.errors import InvalidArgument, UnknownName
+from verifier.core.exact import format_rational, probability, rational
+
+__all__ = [
+    "Mechanism",
+    "mechanism",
+    "count",
+    "threshold_count",
+    "sum_query",
+    "mean_query",
+    "identity",
+    "randomized_response",
+    "geometric_count",
+    "load_function",
+    "build_mechanism",
+    "MECHANISM_KINDS",
+    "all_databases",
+    "as_dist",
+]
+
+Database = tuple
+Counts = Mapping[Hashable, int]
+
+
+@dataclass(frozen=True, eq=False)
+class Mechanism:
+    """A kernel ``M: database ↦ Dist`` with a name and its parameters, for display.
+
+    ``on_counts`` is set for symmetric mechanisms: ``on_counts(counts, n)`` gives the same
+    distribution as ``kernel(D)`` for every ``D`` with those counts per value.
+    """
+
+    name: str
+    kernel: Callable[[Database], Dist]
+    params: Mapping[str, object] = field(default_factory=dict)
+    on_counts: Callable[[Counts, int], Dist] | None = None
+
+    @property
+    def symmetric(self) -> bool:
+        return self.on_counts is not None
+
+    def __call__(self, database: Database) -> Dist:
+        return self.kernel(tuple(database))
+
+    def then(self, f: Callable[[Hashable], Hashable], name: str | None = None) -> Mechanism:
+        """Post-processing: the mechanism ``f(M(D))``."""
+        on_counts = self.on_counts
+        return Mechanism(
+            name or f"post({self.name})",
+            lambda db: self.kernel(db).map(f),
+            dict(self.params),
+            (lambda c, n: on_counts(c, n).map(f)) if on_counts else None,
+        )
+
+    def describe(self) -> str:
+        args = ", ".join(f"{k}={_show(v)}" for k, v in self.params.items())
+        return f"{self.name}({args})"
+
+
+def _show(v: object) -> str:
+    if isinstance(v, type(mpq(0))):
+        return format_rational(v)
+    if isinstance(v, (list, tuple, frozenset)):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    return str(v)
+
+
+def as_dist(value: object) -> Dist:
+    """A kernel's answer as a Dist: a Dist as is, any other value as its point mass."""
+    return value if isinstance(value, Dist) else Dist.point(value)
+
+
+def mechanism(f: Callable[[Database], object], name: str | None = None,
+              *, symmetric: bool = False) -> Mechanism:
+    """Wrap a user function: a returned :class:`Dist` is a kernel, any other value a point mass.
+
+    With ``symmetric=True`` the caller declares that ``f`` depends only on the multiset of
+    records; the count engine then calls ``f`` on one representative database per count vector.
+    """
+    kernel = lambda db: as_dist(f(db))  # noqa: E731
+    on_counts = None
+    if symmetric:
+        def on_counts(counts: Counts, n: int) -> Dist:
+            return kernel(tuple(v for v, c in counts.items() for _ in range(c)))
+    return Mechanism(name or getattr(f, "__name__", "function"), kernel, {}, on_counts)
+
+
+def _counted(values: Sequence[Hashable]) -> frozenset:
+    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple, set, frozenset)):
+        raise InvalidArgument(f"counts = {values!r} is not a list of record values")
+    return frozenset(values)
+
+
+def _symmetric(name: str, params: dict, from_count: Callable[[int, int], Dist],
+               counted: frozenset) -> Mechanism:
+    def kernel(db: Database) -> Dist:
+        return from_count(sum(1 for x in db if x in counted), len(db))
+
+    def on_counts(counts: Counts, n: int) -> Dist:
+        return from_count(sum(c for v, c in counts.items() if v in counted), n)
+
+    return Mechanism(name, kernel, params, on_counts)
+
+
+def count(values: Sequence[Hashable] = (1,)) -> Mechanism:
+    """``M(D) = #{j : D_j ∈ values}``."""
+    counted = _counted(values)
+    return _symmetric("count", {"counts": sorted(counted, key=repr)},
+                      lambda c, n: Dist.point(c), counted)
+
+
+def threshold_count(values: Sequence[Hashable] = (1,), threshold: int = 1) -> Mechanism:
+    """``M_T(D) = c`` if ``c = #{j : D_j ∈ values} ≥ T``, else ``⊥`` (thesis Definition 60)."""
+    counted = _counted(values)
+    if isinstance(threshold, bool) or not isinstance(threshold, int):
+        raise InvalidArgument(f"threshold = {threshold!r} is not an integer")
+    return _symmetric("threshold_count",
+                      {"counts": sorted(counted, key=repr), "threshold": threshold},
+                      lambda c, n: Dist.point(c if c >= threshold else BOTTOM), counted)
+
+
+def _numeric_records(db: Database) -> list[mpq]:
+    return [rational(x, "record") for x in db]
+
+
+def sum_query() -> Mechanism:
+    """``M(D) = Σ_j D_j`` over numeric records."""
+    def total(counts: Counts, n: int) -> Dist:
+        return Dist.point(sum((rational(v, "record") * c for v, c in counts.items()), mpq(0)))
+    return Mechanism("sum", lambda db: Dist.point(sum(_numeric_records(db), mpq(0))), {}, total)
+
+
+def mean_query() -> Mechanism:
+    """``M(D) = (1/n)·Σ_j D_j`` over numeric records, exact."""
+    def mean(counts: Counts, n: int) -> Dist:
+        return Dist.point(sum((rational(v, "record") * c for v, c in counts.items()), mpq(0)) / n)
+    return Mechanism("mean",
+                     lambda db: Dist.point(sum(_numeric_records(db), mpq(0)) / len(db)), {}, mean)
+
+
+def identity() -> Mechanism:
+    """``M(D) = D``: releases the database itself."""
+    return Mechanism("identity", Dist.point, {})
+
+
+def randomized_response(truth: object, values: Sequence[Hashable]) -> Mechanism:
+    """k-ary randomized response on every record, independently.
+
+    Record value ``v`` is reported as ``v`` with probability ``truth`` and as each other value
+    of the domain with ``(1 − truth)/(k − 1)``. The output is the tuple of reports.
+    """
+    t = probability(truth, "truth")
+    domain = list(dict.fromkeys(values))
+    if len(domain) < 2:
+        raise InvalidArgument(f"values = {list(values)!r}: randomized response needs ≥ 2 values")
+    other = (1 - t) / (len(domain) - 1)
+    per_value = {v: Dist._trusted({u: (t if u == v else other) for u in domain
+                                   if (t if u == v else other) != 0}) for v in domain}
+
+    def kernel(db: Database) -> Dist:
+        try:
+            return Dist.product(per_value[x] for x in db)
+        except KeyError as exc:
+            raise InvalidArgument(f"record {exc.args[0]!r} is not in values = {domain!r}") from None
+
+    return Mechanism("randomized_response", kernel, {"truth": t, "values": domain})
+
+
+def _geometric_clamped(c: int, n: int, alpha: mpq) -> Dist:
+    inner = (1 - alpha) / (1 + alpha)
+    weights = {j: inner * alpha ** abs(j - c) for j in range(1, n)}
+    if n == 0:
+        return Dist.point(0)
+    weights[0] = alpha ** c / (1 + alpha)
+    weights[n] = alpha ** (n - c) / (1 + alpha)
+    return Dist._trusted({k: w for k, w in weights.items() if w != 0})
+
+
+def geometric_count(values: Sequence[Hashable] = (1,), alpha: object = "1/2") -> Mechanism:
+    """The count plus two-sided geometric noise ``P[k] ∝ α^|k|``, clamped to ``{0..n}``.
+
+    With ``α = e^{−ε}`` this is ε-DP for the count (sensitivity 1).
+    """
+    a = probability(alpha, "alpha")
+    if a == 0 or a == 1:
+        raise InvalidArgument(f"alpha = {format_rational(a)} must lie strictly between 0 and 1")
+    counted = _counted(values)
+    return _symmetric("geometric_count", {"counts": sorted(counted, key=repr), "alpha": a},
+                      lambda c, n: _geometric_clamped(c, n, a), counted)
+
+
+def load_function(reference: str, *, search_dir: Path | None = None,
+                  name: str = "function") -> Callable:
+    """Import ``"module:function"``; ``search_dir`` (a spec's folder) is searched first."""
+    if not isinstance(reference, str) or reference.count(":") != 1:
+        raise UnknownName(f'{name} = {reference!r} is not of the form "module:function"')
+    module_name, attr = reference.split(":")
+    added = search_dir is not None and str(search_dir) not in sys.path
+    if added:
+        sys.path.insert(0, str(search_dir))
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UnknownName(f"{name} = {reference!r}: cannot import module {module_name!r} "
+                          f"({exc})") from None
+    finally:
+        if added:
+            sys.path.remove(str(search_dir))
+    f = getattr(module, attr, None)
+    if not callable(f):
+        raise UnknownName(f"{name} = {reference!r}: module {module_name!r} has no function "
+                          f"{attr!r}")
+    return f
+
+
+# --------------------------------------------------------------- spec-level builder
+
+def _build_user(p: dict, values, search_dir):
+    f = load_function(p.pop("function"), search_dir=search_dir, name="function")
+    return mechanism(f, name=str(getattr(f, "__name__", "function")),
+                     symmetric=bool(p.pop("symmetric", False)))
+
+
+MECHANISM_KINDS: dict[str, tuple[frozenset, frozenset, Callable]] = {
+    # kind: (required keys, optional keys, builder(params, values, search_dir))
+    "count": (frozenset(), frozenset({"counts"}),
+              lambda p, v, d: count(p.get("counts", [1]))),
+    "threshold_count": (frozenset({"threshold"}), frozenset({"counts"}),
+                        lambda p, v, d: threshold_count(p.get("counts", [1]), p["threshold"])),
+    "sum": (frozenset(), frozenset(), lambda p, v, d: sum_query()),
+    "mean": (frozenset(), frozenset(), lambda p, v, d: mean_query()),
+    "identity": (frozenset(), frozenset(), lambda p, v, d: identity()),
+    "randomized_response": (frozenset({"truth"}), frozenset(),
+                            lambda p, v, d: randomized_response(p["truth"], v)),
+    "geometric_count": (frozenset({"alpha"}), frozenset({"counts"}),
+                        lambda p, v, d: geometric_count(p.get("counts", [1]), p["alpha"])),
+    "function": (frozenset({"function"}), frozenset({"symmetric"}), _build_user),
+}
+
+
+def build_mechanism(kind: str, params: Mapping[str, object], values: Sequence[Hashable],
+                    search_dir: Path | None = None) -> Mechanism:
+    """Build a mechanism from a spec table: ``kind`` and its parameters, checked by name."""
+    if kind not in MECHANISM_KINDS:
+        raise UnknownName(f"kind = {kind!r} is not a mechanism kind; known kinds: "
+                          f"{', '.join(sorted(MECHANISM_KINDS))}")
+    required, optional, build = MECHANISM_KINDS[kind]
+    missing = sorted(required - params.keys())
+    if missing:
+        raise InvalidArgument(f"mechanism kind {kind!r} needs {', '.join(missing)}")
+    unknown = sorted(params.keys() - required - optional)
+    if unknown:
+        raise InvalidArgument(f"mechanism kind {kind!r} takes no key {', '.join(unknown)}")
+    return build(dict(params), values, search_dir)
+
+
+def all_databases(values: Sequence[Hashable], n: int):
+    """Every database of ``n`` records over ``values``, in lexicographic order."""
+    return product(values, repeat=n)
+

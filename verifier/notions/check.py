@@ -1,0 +1,170 @@
+"""The public checks: one call per question a user asks, returning exact results."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+
+from verifier.core.budget import Budget
+from verifier.engines.counts import Progress
+from verifier.model.data import DataModel
+from verifier.notions.dp import dp_cases
+from verifier.engines.choice import build_tables
+from verifier.core.errors import InvalidArgument, UnknownName
+from verifier.core.exact import parse_epsilon, probability
+from verifier.engines.joint import check_targets
+from verifier.model.knowledge import Knowledge, no_knowledge
+from verifier.model.mechanisms import Mechanism
+from verifier.notions.partial import Table, apk_cases, background_rows, ordered_pairs, ppk_cases, tables_for
+from verifier.notions.result import NotionResult, summarize
+
+__all__ = ["NOTIONS", "Report", "Analysis", "analyse", "check_partial", "check_notions"]
+
+NOTIONS = ("dp", "apkdp", "ppkdp", "noiseless")
+
+
+@dataclass(frozen=True)
+class Report:
+    """Results per notion, and what the engines did (for the user to see)."""
+
+    results: dict[str, NotionResult]
+    info: tuple[str, ...] = field(default=())
+
+    @property
+    def holds(self) -> bool:
+        return all(r.holds for r in self.results.values())
+
+
+def _as_list(x) -> list:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+class Analysis:
+    """The work behind a check, done once: joint tables, privacy losses, DP cases.
+
+    Built by :func:`analyse`; :meth:`report` then answers any claim (ε, δ) for any of the
+    notions without recomputing the tables, so sweeping ε or δ is cheap.
+    """
+
+    def __init__(self, mech: Mechanism, values: tuple, records: int, budget: Budget | None,
+                 engine: str, tables: list[Table] | None, pairs: tuple | None):
+        self.mech, self.values, self.records = mech, values, records
+        self.budget, self.engine = budget, engine
+        self.tables, self.pairs = tables, pairs
+        self._dp_cases: list | None = None
+        self._plain: list[Table] | None = None
+        self.info: list[str] = sorted({t.engine for t in tables}) if tables else []
+
+    def _dp(self) -> list:
+        if self._dp_cases is None:
+            by_counts = self.engine == "counts" or (self.engine == "auto" and self.mech.symmetric)
+            self._dp_cases = list(dp_cases(self.mech, self.values, self.records, self.budget,
+                                           self.engine))
+            self.info.insert(0, "dp: neighbouring count vectors of a symmetric mechanism"
+                             if by_counts else
+                             f"dp: brute force over {len(self.values)}^{self.records} databases")
+        return self._dp_cases
+
+    def _need_tables(self, notion: str) -> list[Table]:
+        if self.tables is None:
+            raise InvalidArgument(f"notion {notion!r} needs a data model (a prior)")
+        return self.tables
+
+    def report(self, notions: Sequence[str] = ("dp",), epsilon: object = "0",
+               delta: object = "0") -> Report:
+        """Decide each notion in ``notions`` for the claim (ε, δ)."""
+        eps = parse_epsilon(epsilon)
+        d = probability(delta, "delta")
+        for notion in notions:
+            if notion not in NOTIONS:
+                raise UnknownName(
+                    f"notion {notion!r} is unknown; known notions: {', '.join(NOTIONS)}")
+        results: dict[str, NotionResult] = {}
+        for notion in notions:
+            if notion == "dp":
+                results["dp"] = summarize("dp", self._dp(), eps, d)
+            elif notion == "apkdp":
+                tables = self._need_tables(notion)
+                rows = background_rows(tables, self.pairs, eps, d)
+                results["apkdp"] = summarize(
+                    "apkdp", (c for t in tables for c in apk_cases(t, self.pairs)), eps, d, rows)
+            elif notion == "ppkdp":
+                tables = self._need_tables(notion)
+                results["ppkdp"] = summarize(
+                    "ppkdp", (c for t in tables for c in ppk_cases(t, self.pairs)), eps, d)
+            else:  # noiseless: conditioned on D(i) alone (seed 003, Definition 3)
+                tables = self._need_tables(notion)
+                if self._plain is None:
+                    self._plain = [Table(t.model, 0, t.table.without_background(), t.engine)
+                                   for t in tables if t.knowledge == 0]
+                results["noiseless"] = summarize(
+                    "noiseless", (c for t in self._plain for c in ppk_cases(t, self.pairs)),
+                    eps, d)
+        return Report(results, tuple(self.info))
+
+
+def analyse(mech: Mechanism, *, values: Sequence[Hashable], records: int,
+            models: DataModel | Sequence[DataModel] | None = None,
+            knowledge: Knowledge | Sequence[Knowledge] | None = None,
+            targets: object = "all", pairs: Sequence | None = None,
+            budget: Budget | None = None, engine: str = "auto",
+            progress: Progress | None = None) -> Analysis:
+    """Build the joint tables of every θ ∈ Θ (``models``), ζ ∈ Z (``knowledge``, default:
+    none) and target, ready for :meth:`Analysis.report`.
+
+    ``engine`` is ``"auto"``, ``"brute"`` or ``"counts"`` (:mod:`verifier.engines`);
+    ``progress(done, total)`` is called as the tables are built.
+    """
+    tables, pair_list = None, None
+    if models is not None:
+        model_list = _as_list(models)
+        know_list = _as_list(knowledge if knowledge is not None else no_knowledge())
+        idx = check_targets(targets, model_list[0].n)
+        pair_list = ordered_pairs(model_list[0].values, pairs)
+        tables = tables_for(model_list, know_list, mech, idx, budget,
+                            build_tables(engine, progress))
+    return Analysis(mech, tuple(values), records, budget, engine, tables, pair_list)
+
+
+def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,
+                  models: DataModel | Sequence[DataModel] | None = None,
+                  knowledge: Knowledge | Sequence[Knowledge] | None = None,
+                  targets: object = "all", pairs: Sequence | None = None,
+                  epsilon: object = "0", delta: object = "0",
+                  notions: Sequence[str] = ("dp",), budget: Budget | None = None,
+                  engine: str = "auto", progress: Progress | None = None) -> Report:
+    """Decide each notion in ``notions`` for the claim (ε, δ), exactly.
+
+    ``dp`` ranges over every database of ``records`` records over ``values``; the other notions
+    need data models Θ (``models``) and use background knowledge Z (``knowledge``, default:
+    none), for every target index in ``targets`` and every ordered pair of distinct values
+    (or the given ``pairs``).
+    """
+    parse_epsilon(epsilon)
+    probability(delta, "delta")
+    for notion in notions:
+        if notion not in NOTIONS:
+            raise UnknownName(f"notion {notion!r} is unknown; known notions: {', '.join(NOTIONS)}")
+    partial = [x for x in notions if x != "dp"]
+    if partial and models is None:
+        raise InvalidArgument(f"notion {partial[0]!r} needs a data model (a prior)")
+    analysis = analyse(mech, values=values, records=records,
+                       models=models if partial else None, knowledge=knowledge,
+                       targets=targets, pairs=pairs, budget=budget, engine=engine,
+                       progress=progress)
+    return analysis.report(notions, epsilon, delta)
+
+
+def check_partial(mech: Mechanism, models: DataModel | Sequence[DataModel], *,
+                  knowledge: Knowledge | Sequence[Knowledge] | None = None,
+                  targets: object = "all", pairs: Sequence | None = None,
+                  epsilon: object = "0", delta: object = "0",
+                  notions: Sequence[str] = ("apkdp", "ppkdp"),
+                  budget: Budget | None = None, engine: str = "auto",
+                  progress: Progress | None = None) -> Report:
+    """APK-DP, PPK-DP and noiseless privacy of ``mech`` for Θ = ``models`` and Z = ``knowledge``."""
+    first = _as_list(models)[0]
+    return check_notions(mech, values=first.values, records=first.n, models=models,
+                         knowledge=knowledge, targets=targets, pairs=pairs, epsilon=epsilon,
+                         delta=delta, notions=notions, budget=budget, engine=engine,
+                         progress=progress)

@@ -1,0 +1,116 @@
+"""Classical (ε, δ)-differential privacy over every database of ``n`` records.
+
+Neighbours differ in the value of one record (seed 003, Definition 2). The tight δ at ε is
+(seed 003, Lemma 1; REFERENCE.md §3)::
+
+    δ(ε) = max_{D1 ~ D2} Σ_O max(0, P[M(D1)=O] − e^ε·P[M(D2)=O])
+
+over *ordered* neighbouring pairs, and the tight ε at δ the largest tight ε over the pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Sequence
+
+from gmpy2 import comb
+
+from verifier.core.budget import Budget, check_database_count
+from verifier.engines.counts import compositions
+from verifier.model.data import check_domain
+from verifier.core.distribution import Dist
+from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.exact import parse_epsilon, probability
+from verifier.notions.loss import output_losses, privacy_loss
+from verifier.model.mechanisms import Mechanism, all_databases
+from verifier.notions.result import Case, NotionResult, summarize
+
+__all__ = ["dp_cases", "symmetric_dp_cases", "check_dp"]
+
+
+def symmetric_dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
+                       budget: Budget | None = None) -> Iterator[Case]:
+    """Neighbouring pairs of a symmetric mechanism, by counts.
+
+    ``M(D)`` depends only on counts, so a neighbouring pair is the counts ``c`` of the
+    ``n − 1`` shared records and the two values ``a ≠ b`` of the differing one: the pair
+    ``(c + e_a, c + e_b)``. Every pair of databases maps to one of these with the same loss.
+    """
+    domain = check_domain(values)
+    k = len(domain)
+    total = int(comb(n - 1 + k - 1, k - 1)) * k * (k - 1)
+    budget = budget or Budget()
+    if total > budget.max_combinations:
+        raise BudgetExceeded(
+            f"dp by counts needs {total} neighbouring count pairs, over the budget of "
+            f"{budget.max_combinations}; use fewer records or values")
+    cache: dict[tuple, Dist] = {}
+
+    def run(c: tuple) -> Dist:
+        if c not in cache:
+            cache[c] = mech.on_counts(dict(zip(domain, c)), n)
+        return cache[c]
+
+    for c in compositions(n - 1, k):
+        shared = tuple(v for v, m in zip(domain, c) for _ in range(m))
+        for ai, a in enumerate(domain):
+            p = run(tuple(x + (j == ai) for j, x in enumerate(c)))
+            for bi, b in enumerate(domain):
+                if a == b:
+                    continue
+                q = run(tuple(x + (j == bi) for j, x in enumerate(c)))
+                yield Case(
+                    {"databases": [list(shared + (a,)), list(shared + (b,))], "index": n - 1},
+                    privacy_loss(p, q),
+                    lambda p=p, q=q: [(o, loss) for o, _, _, loss in output_losses(p, q)],
+                )
+
+
+def dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
+             budget: Budget | None = None, engine: str = "auto") -> Iterator[Case]:
+    """One case per ordered neighbouring pair ``(D1, D2)`` with ``D1(i) ≠ D2(i)``.
+
+    A symmetric mechanism is enumerated by counts (``engine`` ``"auto"`` or ``"counts"``).
+    """
+    if engine == "counts" or (engine == "auto" and mech.symmetric):
+        if not mech.symmetric:
+            raise InvalidArgument(f"engine = 'counts' does not apply: the mechanism "
+                                  f"{mech.name} is not declared symmetric")
+        yield from symmetric_dp_cases(mech, values, n, budget)
+        return
+    domain = check_domain(values)
+    check_database_count(len(domain), n, budget or Budget())
+    outputs: dict[tuple, Dist] = {}
+
+    def run(db: tuple) -> Dist:
+        if db not in outputs:
+            outputs[db] = mech(db)
+        return outputs[db]
+
+    for d1 in all_databases(domain, n):
+        p = run(d1)
+        for i in range(n):
+            for b in domain:
+                if b == d1[i]:
+                    continue
+                d2 = d1[:i] + (b,) + d1[i + 1:]
+                q = run(d2)
+                yield Case(
+                    {"databases": [list(d1), list(d2)], "index": i},
+                    privacy_loss(p, q),
+                    lambda p=p, q=q: [(o, loss) for o, _, _, loss in output_losses(p, q)],
+                )
+
+
+def check_dp(mech: Mechanism, values: Sequence[Hashable], records: int, epsilon: object = "0",
+             delta: object = "0", budget: Budget | None = None,
+             engine: str = "auto") -> NotionResult:
+    """Decide (ε, δ)-DP of ``mech`` on databases of ``records`` records over ``values``, exactly.
+
+    >>> from verifier.model.mechanisms import randomized_response
+    >>> r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], 2, "ln(2)", "1/4")
+    >>> str(r.delta), str(r.epsilon), r.holds
+    ('1/4', 'ln(2)', True)
+    """
+    eps = parse_epsilon(epsilon)
+    d = probability(delta, "delta")
+    return summarize("dp", dp_cases(mech, values, records, budget, engine), eps, d)

@@ -1,0 +1,305 @@
+"""The privacy loss random variable, kept as exact likelihood ratios, and its δ(ε) profile.
+
+For two output distributions ``P`` (the record is ``a``) and ``Q`` (it is ``b``) the privacy
+loss of an output is ``L(O) = ln(P(O)/Q(O))`` (seed 003, Definition 4), with ``L = +∞`` when
+only ``Q(O) = 0`` and ``L = −∞`` when ``P(O) = 0``. We never take the log: the ratio
+``r = P(O)/Q(O)`` is stored exactly, with the masses ``P(O)`` and ``Q(O)``.
+
+Tight δ at ε (seed 003, Lemma 1; REFERENCE.md §3), with ``E = e^ε``::
+
+    δ(ε) = E_{O~P}[max(0, 1 − E/r(O))] = P[r = ∞] + Σ_{r > E} (P(O) − E·Q(O))
+
+On the piece of ``E`` where the set ``{r > E}`` is fixed this is ``A − C·E`` with
+``A = P[r = ∞] + Σ P(O)`` and ``C = Σ Q(O)`` over that set: a decreasing, convex,
+piecewise-linear function with breakpoints at the finite ratios, so the tight ε for a given δ
+is ``ln((A − δ)/C)`` on the piece that holds the answer.
+
+APK and PPK (seed 003, Definitions 6 and 7) are expectations of ``max(0, 1 − E/r)`` under
+other weights, so they are :class:`PrivacyLoss` values too; PPK is a :meth:`mixture` of APK
+losses (seed 003, Lemma 4).
+
+Representation: masses are integers over two common scales (``P(O) = p/p_scale``,
+``Q(O) = q/q_scale``). Adding integers is cheap where adding rationals with thousand-digit
+denominators is not, and the scales cancel in every ratio. Outputs with ratio ``≤ 1`` (among
+them ``L = −∞`` and the ``L = 0`` convention of Definition 5) never contribute for ``ε ≥ 0``
+and are not stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import reduce
+
+from gmpy2 import lcm, mpq, mpz
+
+from verifier.core.distribution import Dist
+from verifier.core.errors import InvalidArgument
+from verifier.core.exact import Delta, Epsilon, compare_exp, format_rational, probability
+
+__all__ = ["LossKind", "Loss", "PrivacyLoss", "output_losses", "privacy_loss"]
+
+
+class LossKind(Enum):
+    FINITE = "finite"
+    PLUS_INF = "+inf"
+    MINUS_INF = "-inf"
+    UNDEFINED = "0 (convention)"  # seed 003 Definition 5, condition 1: L = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """One value of the privacy loss: ``ln(ratio)`` for a finite ratio, or a tag."""
+
+    kind: LossKind
+    ratio: mpq | None = None
+
+    @staticmethod
+    def of(p, q) -> Loss:
+        """The loss of an output with probability ``p`` under ``a`` and ``q`` under ``b``."""
+        if p == 0:
+            return Loss(LossKind.MINUS_INF)
+        if q == 0:
+            return Loss(LossKind.PLUS_INF)
+        return Loss(LossKind.FINITE, mpq(p) / q)
+
+    def exceeds(self, eps: Epsilon) -> bool:
+        """Whether the loss is ``> ε``: the output contributes to δ(ε)."""
+        if self.kind is LossKind.PLUS_INF:
+            return True
+        if self.kind is LossKind.FINITE:
+            return compare_exp(self.ratio, eps) > 0
+        return False
+
+    def __str__(self) -> str:
+        if self.kind is LossKind.FINITE:
+            return "0" if self.ratio == 1 else f"ln({format_rational(self.ratio)})"
+        return self.kind.value
+
+
+def _denominator_lcm(values: Iterable[mpq]) -> mpz:
+    return reduce(lcm, (mpq(v).denominator for v in values), mpz(1))
+
+
+@dataclass(frozen=True, slots=True)
+class PrivacyLoss:
+    """The law of the likelihood ratio, restricted to ratios ``> 1``.
+
+    ``atoms`` are ``(ratio, p, q)`` with finite ``ratio > 1``, sorted and merged by ratio,
+    where ``p/p_scale`` is the mass of those outputs under the first hypothesis and
+    ``q/q_scale`` under the second (so ``ratio = (p/p_scale)/(q/q_scale)``); ``infinite/p_scale``
+    is the first hypothesis' mass where the second has none (``r = +∞``).
+    """
+
+    atoms: tuple[tuple[mpq, mpz, mpz], ...]
+    infinite: mpz
+    p_scale: mpz
+    q_scale: mpz
+    _suffix: tuple | None = field(default=None, compare=False, repr=False)
+
+    @staticmethod
+    def from_rows(p_row: dict, q_row: dict, ratios: dict | None = None) -> PrivacyLoss:
+        """The loss of ``P ∝ p_row`` against ``Q ∝ q_row``: two rows of non-negative integers.
+
+        ``ratios`` memoises ``p/q`` across calls: the rows of one joint table repeat the same
+        pairs of integers (a count engine's rows are shifted copies of one count law), and
+        reducing a fraction of thousand-digit integers is the expensive step.
+        """
+        p_scale = sum(p_row.values(), mpz(0))
+        q_scale = sum(q_row.values(), mpz(0))
+        if p_scale == 0 or q_scale == 0:
+            raise InvalidArgument("a privacy loss needs two distributions of positive mass")
+        scale = mpq(q_scale, p_scale)
+        unit = scale == 1
+        merged: dict[mpq, list] = {}
+        infinite = mpz(0)
+        for o, p in p_row.items():
+            if p == 0:
+                continue
+            q = q_row.get(o, 0)
+            if q == 0:
+                infinite += p
+                continue
+            if ratios is None:
+                r = mpq(p, q)
+            else:
+                r = ratios.get((p, q))
+                if r is None:
+                    r = ratios[(p, q)] = mpq(p, q)
+            if not unit:
+                r *= scale
+            if r > 1:
+                acc = merged.get(r)
+                if acc is None:
+                    merged[r] = [mpz(p), mpz(q)]
+                else:
+                    acc[0] += p
+                    acc[1] += q
+        atoms = tuple((r, pq[0], pq[1]) for r, pq in sorted(merged.items()))
+        return PrivacyLoss(atoms, infinite, p_scale, q_scale)
+
+    @staticmethod
+    def none() -> PrivacyLoss:
+        """The loss that never exceeds 0 (both hypotheses give the same distribution)."""
+        return PrivacyLoss((), mpz(0), mpz(1), mpz(1))
+
+    @property
+    def infinite_mass(self) -> mpq:
+        """``P[r = +∞]``: the first hypothesis' mass where the second has none."""
+        return mpq(self.infinite, self.p_scale)
+
+    def masses(self) -> tuple[tuple[mpq, mpq, mpq], ...]:
+        """``(ratio, P-mass, Q-mass)`` of every stored ratio ``> 1``, as rationals."""
+        return tuple((r, mpq(p, self.p_scale), mpq(q, self.q_scale)) for r, p, q in self.atoms)
+
+    # -- δ at ε -------------------------------------------------------------
+    def _first_above(self, eps: Epsilon) -> int:
+        """Index of the first atom whose ratio exceeds ``e^ε`` (atoms are sorted)."""
+        if eps.rate is not None:
+            return _bisect_right_ratio(self.atoms, eps.rate)
+        lo, hi = 0, len(self.atoms)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if compare_exp(self.atoms[mid][0], eps) > 0:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def _suffixes(self) -> tuple[list[mpz], list[mpz]]:
+        """``sp[j]``, ``sq[j]``: P and Q mass of the atoms at index ≥ j (P with ``+∞``)."""
+        if self._suffix is None:
+            n = len(self.atoms)
+            sp, sq = [mpz(0)] * (n + 1), [mpz(0)] * (n + 1)
+            sp[n] = self.infinite
+            for j in range(n - 1, -1, -1):
+                sp[j] = sp[j + 1] + self.atoms[j][1]
+                sq[j] = sq[j + 1] + self.atoms[j][2]
+            object.__setattr__(self, "_suffix", (sp, sq))
+        return self._suffix
+
+    def _sums(self, start: int) -> tuple[mpz, mpz]:
+        sp, sq = self._suffixes()
+        return sp[start], sq[start]
+
+    def delta(self, eps: Epsilon) -> Delta:
+        """Tight δ at ε: ``P[r = ∞] + Σ_{r > E} (P(O) − E·Q(O))``, exact."""
+        if eps.infinite:
+            return Delta.make(mpq(self.infinite, self.p_scale), mpq(0), eps)
+        p, q = self._sums(self._first_above(eps))
+        return Delta.make(mpq(p, self.p_scale), mpq(q, self.q_scale), eps)
+
+    # -- ε at δ -------------------------------------------------------------
+    def epsilon(self, delta: object) -> Epsilon:
+        """Tight ε at δ: the least ε ≥ 0 with δ(ε) ≤ δ, as ``ln`` of a rational, 0 or ∞."""
+        d = probability(delta, "delta")
+        if mpq(self.infinite, self.p_scale) > d:
+            return Epsilon.INF
+        n = len(self.atoms)
+        sp, sq = self._suffixes()
+
+        # δ(r_j) = sp[j+1]/p_scale − r_j·sq[j+1]/q_scale ≤ d, compared in integers (cheaper
+        # than rationals with thousand-digit denominators): multiply through by
+        # p_scale·q_scale·den(r_j)·den(d) > 0
+        dn, dd = d.numerator, d.denominator
+        scales = self.p_scale * self.q_scale
+
+        def at_most_d(j: int) -> bool:
+            r = self.atoms[j][0]
+            rn, rd = r.numerator, r.denominator
+            lhs = (sp[j + 1] * self.q_scale * rd - rn * sq[j + 1] * self.p_scale) * dd
+            return lhs <= dn * scales * rd
+
+        # δ(r_j) is non-increasing in j; find the least j with δ(r_j) ≤ d
+        lo, hi = 0, n  # δ(r_{n-1}) = P[r = ∞] ≤ d, so the answer is < n when n > 0
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if at_most_d(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        a, c = mpq(sp[lo], self.p_scale), mpq(sq[lo], self.q_scale)
+        if lo == 0 and a - c <= d:  # δ(E = 1) ≤ d
+            return Epsilon.ZERO
+        return Epsilon.log((a - d) / c)
+
+    # -- the whole curve ------------------------------------------------------
+    def profile(self) -> tuple[tuple[mpq, mpq], ...]:
+        """Breakpoints ``(E, δ)`` of δ as a function of ``E = e^ε ≥ 1``.
+
+        δ is linear between consecutive points and constant ``P[r = ∞]`` after the last one.
+        """
+        points = []
+        p, q = self.infinite, mpz(0)
+        for r, pa, qa in reversed(self.atoms):
+            points.append((r, mpq(p, self.p_scale) - r * mpq(q, self.q_scale)))
+            p, q = p + pa, q + qa
+        points.append((mpq(1), mpq(p, self.p_scale) - mpq(q, self.q_scale)))
+        return tuple(reversed(points))
+
+    @staticmethod
+    def mixture(parts: Iterable[tuple[mpq, PrivacyLoss]]) -> PrivacyLoss:
+        """``Σ_k (w_k/Σw) · loss_k``: the law of the ratio when part ``k`` is drawn with
+        probability proportional to ``w_k``; ratios are unchanged.
+
+        Masses are brought to common integer scales: with ``f_k = w_k/p_scale_k`` and ``L`` the
+        lcm of their denominators, part ``k``'s masses are multiplied by ``f_k·L`` and the new
+        scale is ``Σ_k f_k·L·p_scale_k = L·Σw``. Weights that share a denominator (as the rows
+        of one joint table do) keep these multipliers small.
+        """
+        parts = [(mpq(w), loss) for w, loss in parts if w != 0]
+        if not parts:
+            return PrivacyLoss.none()
+
+        def multipliers(scales: list[mpz]) -> tuple[list[mpz], mpz]:
+            factors = [w / s for (w, _), s in zip(parts, scales)]
+            common = _denominator_lcm(factors)
+            ks = [(f * common).numerator for f in factors]
+            return ks, sum((k * s for k, s in zip(ks, scales)), mpz(0))
+
+        kps, p_scale = multipliers([loss.p_scale for _, loss in parts])
+        kqs, q_scale = multipliers([loss.q_scale for _, loss in parts])
+        # Σ_k kp_k·p over the atoms of one ratio: equal masses recur across parts (shifted
+        # rows of one count law), so their multipliers are added first and multiplied once
+        by_ratio: dict[mpq, tuple[dict, dict]] = {}
+        infinite = mpz(0)
+        for (_, loss), kp, kq in zip(parts, kps, kqs):
+            infinite += kp * loss.infinite
+            for r, p, q in loss.atoms:
+                ps, qs = by_ratio.setdefault(r, ({}, {}))
+                ps[p] = ps.get(p, 0) + kp
+                qs[q] = qs.get(q, 0) + kq
+        atoms = tuple((r, sum((m * c for m, c in ps.items()), mpz(0)),
+                       sum((m * c for m, c in qs.items()), mpz(0)))
+                      for r, (ps, qs) in sorted(by_ratio.items()))
+        return PrivacyLoss(atoms, infinite, p_scale, q_scale)
+
+
+def _bisect_right_ratio(atoms, rate: mpq) -> int:
+    """Index of the first atom with ratio > ``rate``."""
+    lo, hi = 0, len(atoms)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if atoms[mid][0] > rate:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _integer_row(dist: Dist, scale: mpz) -> dict:
+    return {o: (w * scale).numerator for o, w in dist.items()}
+
+
+def output_losses(p: Dist, q: Dist) -> list[tuple[Hashable, mpq, mpq, Loss]]:
+    """For every output of ``P`` or ``Q``: ``(output, P(O), Q(O), L(O))``."""
+    outputs = list(p.support) + [o for o in q.support if o not in p]
+    return [(o, p[o], q[o], Loss.of(p[o], q[o])) for o in outputs]
+
+
+def privacy_loss(p: Dist, q: Dist) -> PrivacyLoss:
+    """The privacy loss of ``P`` against ``Q`` (seed 003, Definition 4)."""
+    lp = _denominator_lcm(w for _, w in p.items())
+    lq = _denominator_lcm(w for _, w in q.items())
+    return PrivacyLoss.from_rows(_integer_row(p, lp), _integer_row(q, lq))

@@ -1,0 +1,213 @@
+"""Privacy against attackers with partial knowledge: APK-DP, PPK-DP and noiseless privacy.
+
+For a joint table of θ, ζ, target ``i`` and an ordered pair ``a ≠ b`` (seed 003 §4;
+REFERENCE.md §2–3), with ``m(O, B) = max(0, 1 − e^ε / r(O, B))`` and ``r`` the PLRV ratio of
+Definition 5:
+
+* ``APK_{i,a,b,B̂}(ε) = E_{D ~ θ | D(i)=a, ζ(D)=B̂, O ~ M(D)}[m(O, B̂)]`` (Definition 6): the
+  active attacker chooses the background value; the notion's δ is the worst over ``B̂``;
+* ``PPK_{i,a,b}(ε) = E_{D ~ θ | D(i)=a, O ~ M(D), B ~ ζ(D)}[m(O, B)]`` (Definition 7, with
+  ``e^{ε − L}``): the passive attacker's background value is drawn with the data;
+* noiseless privacy (Definition 3) conditions on ``D(i)`` alone: APK and PPK with ζ summed out.
+
+Definition 5's conventions: if ``P[D(i)=a, ζ=B] = 0`` or ``P[D(i)=b, ζ=B] = 0`` the loss is 0
+(an impossible background value for ``a`` carries no mass; one impossible for ``b`` makes every
+output's loss 0); else ``−∞`` where ``P[O | a, B] = 0`` and ``+∞`` where ``P[O | b, B] = 0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import permutations
+
+from gmpy2 import mpq, mpz
+
+from verifier.core.budget import Budget
+from verifier.model.data import DataModel
+from verifier.core.errors import InvalidArgument
+from verifier.core.exact import Delta, Epsilon
+from verifier.engines.joint import JointTable
+from verifier.model.knowledge import NOTHING, Knowledge
+from verifier.notions.loss import Loss, LossKind, PrivacyLoss
+from verifier.notions.result import Case
+
+__all__ = ["ordered_pairs", "apk_loss", "ppk_loss", "apk_cases", "ppk_case", "ppk_cases",
+           "Table", "background_rows", "tables_for"]
+
+
+def ordered_pairs(values: Sequence[Hashable], pairs: Sequence | None = None
+                  ) -> tuple[tuple[Hashable, Hashable], ...]:
+    """All ordered pairs of distinct values, or the given pairs checked against the domain.
+
+    A given pair ``(a, b)`` is taken in both directions: both count (REFERENCE.md §3).
+    """
+    if pairs is None:
+        return tuple(permutations(values, 2))
+    out = []
+    for pair in pairs:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise InvalidArgument(f"pair {pair!r} is not a pair of values [a, b]")
+        a, b = pair
+        for v in (a, b):
+            if v not in values:
+                raise InvalidArgument(f"pair value {v!r} is not in values = {list(values)!r}")
+        if a == b:
+            raise InvalidArgument(f"pair [{a!r}, {b!r}] compares a value with itself")
+        out += [(a, b), (b, a)]
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class Table:
+    """A joint table with the model, knowledge and engine it came from (for labels).
+
+    The APK losses of each ordered pair are computed once and shared by the APK cases, the
+    per-background rows and the PPK mixture.
+    """
+
+    model: int
+    knowledge: int
+    table: JointTable
+    engine: str
+    _losses: dict = field(default_factory=dict, repr=False, compare=False)
+    _mixtures: dict = field(default_factory=dict, repr=False, compare=False)
+    _outputs: dict = field(default_factory=dict, repr=False, compare=False)
+    _ratios: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def label(self, **extra) -> dict:
+        out = {"model": self.model, "knowledge": self.knowledge, "target": self.table.target}
+        out.update(extra)
+        return out
+
+    def apk_losses(self, a: Hashable, b: Hashable) -> dict[Hashable, PrivacyLoss]:
+        """``B̂ ↦`` the APK loss of ``(a, b)``, for every ``B̂`` with ``P[D(i)=a, ζ=B̂] > 0``."""
+        key = (a, b)
+        if key not in self._losses:
+            jt = self.table
+            self._losses[key] = {bg: loss for bg in jt.backgrounds()
+                                 if (loss := apk_loss(jt, a, b, bg, self._ratios)) is not None}
+        return self._losses[key]
+
+    def row_losses(self, a: Hashable, b: Hashable, bg: Hashable) -> list[tuple[Hashable, Loss]]:
+        """``(O, L(O, B̂))`` for every output (for witnesses), computed once."""
+        key = (a, b, bg)
+        if key not in self._outputs:
+            self._outputs[key] = _row_losses(self.table, a, b, bg)
+        return self._outputs[key]
+
+
+def _row_losses(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
+                ) -> list[tuple[Hashable, Loss]]:
+    """``(O, L(O, B))`` for every output possible under ``a`` or ``b`` (Definition 5)."""
+    pa, pb = jt.row(a, bg), jt.row(b, bg)
+    if not pb:  # condition 1: b impossible with this background, L = 0
+        return [(o, Loss(LossKind.UNDEFINED)) for o in pa]
+    scale = mpq(sum(pb.values(), mpz(0)), sum(pa.values(), mpz(0)))
+    out = []
+    for o in list(pa) + [o for o in pb if o not in pa]:
+        p, q = pa.get(o, 0), pb.get(o, 0)
+        if p == 0:
+            out.append((o, Loss(LossKind.MINUS_INF)))
+        elif q == 0:
+            out.append((o, Loss(LossKind.PLUS_INF)))
+        else:
+            out.append((o, Loss(LossKind.FINITE, mpq(p, q) * scale)))
+    return out
+
+
+def apk_loss(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable,
+             ratios: dict | None = None) -> PrivacyLoss | None:
+    """The loss whose δ(ε) is ``APK_{i,a,b,B̂}(ε)``, or None if ``P[D(i)=a, ζ(D)=B̂] = 0``.
+
+    If ``P[D(i)=b, ζ(D)=B̂] = 0`` every loss is 0 by convention (Definition 5, condition 1).
+    """
+    pa = jt.row(a, bg)
+    if not pa:
+        return None
+    pb = jt.row(b, bg)
+    return PrivacyLoss.from_rows(pa, pb, ratios) if pb else PrivacyLoss.none()
+
+
+def ppk_loss(jt: JointTable, a: Hashable, b: Hashable) -> PrivacyLoss | None:
+    """The loss whose δ(ε) is ``PPK_{i,a,b}(ε)``, or None if ``P[D(i)=a] = 0``."""
+    return _ppk(Table(0, 0, jt, ""), a, b)
+
+
+def _ppk(t: Table, a: Hashable, b: Hashable) -> PrivacyLoss | None:
+    """PPK as the mixture of APK losses over ``B ~ ζ(D) | D(i)=a`` (Theorem 1 / Lemma 4):
+    ``PPK_{i,a,b} = Σ_B P[ζ(D)=B | D(i)=a] · APK_{i,a,b,B}``; the mixture keeps every
+    ``(B, O)`` with its own ratio, so it is Definition 7's expectation term by term."""
+    if (a, b) not in t._mixtures:
+        jt = t.table
+        # weights P[D(i)=a, ζ(D)=B]: the mixture normalises them to P[ζ(D)=B | D(i)=a]
+        t._mixtures[(a, b)] = None if jt.p_value(a) == 0 else PrivacyLoss.mixture(
+            (jt.p_background(a, bg), loss) for bg, loss in t.apk_losses(a, b).items())
+    return t._mixtures[(a, b)]
+
+
+def apk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
+    """One case per ordered pair and possible background value ``B̂`` (Definition 6)."""
+    for a, b in pairs:
+        for bg, loss in t.apk_losses(a, b).items():
+            yield Case(t.label(values=[a, b], background=bg), loss,
+                       lambda a=a, b=b, bg=bg: t.row_losses(a, b, bg))
+
+
+def ppk_case(t: Table, a: Hashable, b: Hashable) -> Case | None:
+    """The PPK case of the pair ``(a, b)`` (Definition 7), or None if ``P[D(i)=a] = 0``."""
+    loss = _ppk(t, a, b)
+    if loss is None:
+        return None
+
+    def outputs():
+        return ((o if bg == NOTHING else (bg, o), l_) for bg in t.apk_losses(a, b)
+                for o, l_ in t.row_losses(a, b, bg))
+    return Case(t.label(values=[a, b]), loss, outputs)
+
+
+def ppk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
+    for a, b in pairs:
+        case = ppk_case(t, a, b)
+        if case is not None:
+            yield case
+
+
+def background_rows(tables: Sequence[Table], pairs: Sequence[tuple], eps: Epsilon,
+                    delta: mpq) -> tuple[dict, ...]:
+    """APK δ at ε for each background value: worst over the pairs, with ``P[ζ(D) = B̂]``."""
+    rows = []
+    for t in tables:
+        jt = t.table
+        for bg in jt.backgrounds():
+            worst: tuple[Delta, tuple] | None = None
+            for a, b in pairs:
+                loss = t.apk_losses(a, b).get(bg)
+                if loss is None:
+                    continue
+                d = loss.delta(eps)
+                if worst is None or d.compare(worst[0]) > 0:
+                    worst = (d, (a, b))
+            if worst is None:
+                continue
+            p_bg = sum((jt.p_background(v, bg) for v in jt.values), mpq(0))
+            rows.append(t.label(background=bg, probability=p_bg, delta=worst[0],
+                                values=list(worst[1]), holds=worst[0].compare(delta) <= 0))
+    return tuple(rows)
+
+
+def tables_for(models: Sequence[DataModel], knowledges: Sequence[Knowledge], mech,
+               targets: Sequence[int], budget: Budget | None, build) -> list[Table]:
+    """Joint tables for every θ ∈ Θ, ζ ∈ Z and target, via ``build`` (an engine)."""
+    if not models:
+        raise InvalidArgument("the family Θ of data models is empty")
+    if not knowledges:
+        raise InvalidArgument("the family Z of background knowledge is empty")
+    out = []
+    for k, data in enumerate(models):
+        for z, know in enumerate(knowledges):
+            know.check_against(data.n, targets)
+            tables, engine = build(data, mech, know, targets, budget)
+            out += [Table(k, z, tables[i], engine) for i in targets]
+    return out
+

@@ -1,0 +1,83 @@
+"""What a check reports: tight δ at the claimed ε, tight ε at the claimed δ, the verdict, a witness.
+
+Every notion (DP, APK, PPK, noiseless) reduces to a family of *cases*, each with its own
+privacy loss; the notion's δ(ε) is the largest δ over the cases and its tight ε the largest
+tight ε (each δ is non-increasing in ε, so ``max_k δ_k(ε) ≤ δ`` iff ``ε ≥ max_k ε_k(δ)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+from itertools import islice
+
+from gmpy2 import mpq
+
+from verifier.core.errors import InvalidArgument
+from verifier.core.exact import Delta, Epsilon
+from verifier.notions.loss import Loss, PrivacyLoss
+
+__all__ = ["Case", "NotionResult", "summarize", "MAX_WITNESS_OUTPUTS"]
+
+MAX_WITNESS_OUTPUTS = 1000  # a witness lists at most this many outputs (and says how many)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One comparison: a label (which databases, index, values, background) and its loss.
+
+    ``outputs`` yields ``(output, loss)`` on demand, to name the outputs of a witness.
+    """
+
+    label: Mapping[str, object]
+    loss: PrivacyLoss
+    outputs: Callable[[], Iterable[tuple[Hashable, Loss]]] = lambda: ()
+
+
+@dataclass(frozen=True)
+class NotionResult:
+    """The exact answer for one notion.
+
+    ``delta`` is the tight δ at the query's ε, ``epsilon`` the tight ε at the query's δ,
+    ``holds`` whether (ε, δ) is satisfied, ``witness`` the case attaining ``delta`` and the
+    outputs that contribute to it (those with loss > ε). ``details`` holds notion-specific
+    rows (e.g. APK δ per background value).
+    """
+
+    notion: str
+    query_epsilon: Epsilon
+    query_delta: mpq
+    delta: Delta
+    epsilon: Epsilon
+    holds: bool
+    witness: Mapping[str, object]
+    cases: int
+    details: tuple = field(default=())
+
+
+def summarize(notion: str, cases: Iterable[Case], eps: Epsilon, delta: mpq,
+              details: tuple = ()) -> NotionResult:
+    """Worst δ at ε and worst ε at δ over ``cases``, with the δ-attaining witness."""
+    best_delta: Delta | None = None
+    best_case: Case | None = None
+    best_eps: Epsilon | None = None
+    count = 0
+    for case in cases:
+        count += 1
+        d = case.loss.delta(eps)
+        if best_delta is None or d.compare(best_delta) > 0:
+            best_delta, best_case = d, case
+        e = case.loss.epsilon(delta)
+        if best_eps is None or e.compare(best_eps) > 0:
+            best_eps = e
+    if best_case is None:
+        raise InvalidArgument(f"{notion}: there is no case to check (empty family)")
+    contributing = islice(((o, loss) for o, loss in best_case.outputs() if loss.exceeds(eps)),
+                          MAX_WITNESS_OUTPUTS + 1)
+    listed = [(o, str(loss)) for o, loss in contributing]
+    witness = dict(best_case.label)
+    witness["outputs"] = listed[:MAX_WITNESS_OUTPUTS]
+    if len(listed) > MAX_WITNESS_OUTPUTS:
+        witness["outputs_truncated"] = True
+    return NotionResult(notion, eps, delta, best_delta, best_eps,
+                        best_delta.compare(delta) <= 0, witness, count, details)

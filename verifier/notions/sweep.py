@@ -1,0 +1,103 @@
+"""Sweeps: exact tight δ and ε of a thresholded count as functions of the threshold.
+
+Thesis §3.2.2, Figure 3.4 plots ε and δ of the thresholding mechanism ``M_T`` (Definition 60)
+against the threshold ``T`` for fixed ``n`` and ``p``, for passive and active attackers. Its
+closed-form bounds (Theorem 4) did not survive in the seeds; a sweep computes the exact values
+instead, one :class:`SweepPoint` per (p, T, notion).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from gmpy2 import mpq
+
+from verifier.notions.check import analyse
+from verifier.engines.counts import Progress
+from verifier.model.data import iid
+from verifier.core.errors import InvalidArgument
+from verifier.core.exact import Delta, Epsilon, probability
+from verifier.model.mechanisms import threshold_count
+from verifier.io.spec import Spec
+
+__all__ = ["SweepPoint", "parse_range", "threshold_sweep", "sweep_rows"]
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One point of a sweep: tight δ at the spec's ε and tight ε at its δ."""
+
+    p: mpq | None
+    threshold: int
+    notion: str
+    delta: Delta
+    epsilon: Epsilon
+    holds: bool
+
+
+_RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
+
+
+def parse_range(text: str, name: str = "--threshold") -> list[int]:
+    """``"2..20"`` (inclusive) or ``"2,5,10"``."""
+    m = _RANGE.match(text)
+    if m:
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if lo > hi:
+            raise InvalidArgument(f"{name} {text!r}: the range is empty ({lo} > {hi})")
+        return list(range(lo, hi + 1))
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise InvalidArgument(f'{name} {text!r} is not a range "A..B" or a list "A,B,C" of '
+                              f"integers") from None
+    if any(v < 0 for v in values):
+        raise InvalidArgument(f"{name} {text!r}: thresholds are non-negative")
+    return values
+
+
+def threshold_sweep(spec: Spec, thresholds: Sequence[int], ps: Sequence[object] | None = None,
+                    progress: Progress | None = None) -> list[SweepPoint]:
+    """For each ``p`` (probability of the record value ``values[-1]``; default: the spec's
+    prior) and each ``T``: the spec's notions for ``threshold_count`` with threshold ``T``."""
+    if spec.mechanism.name != "threshold_count":
+        raise InvalidArgument(f"a threshold sweep needs kind = \"threshold_count\", not "
+                              f"{spec.mechanism.name!r}")
+    counted = spec.mechanism.params["counts"]
+    models: list[tuple[mpq | None, object]]
+    if ps:
+        if len(spec.values) != 2:
+            raise InvalidArgument(f"--p sets P[record = {spec.values[-1]!r}] for two-valued "
+                                  f"records; values = {list(spec.values)!r} has "
+                                  f"{len(spec.values)}")
+        models = []
+        for p in ps:
+            q = probability(p, "--p")
+            models.append((q, iid([1 - q, q], spec.values, spec.records)))
+    else:
+        models = [(None, spec.model)]
+    points = []
+    total, done = len(models) * len(thresholds), 0
+    for p, model in models:
+        for t in thresholds:
+            s = replace(spec, mechanism=threshold_count(counted, t), model=model)
+            report = analyse(s.mechanism, values=s.values, records=s.records, models=s.model,
+                             knowledge=s.knowledge, targets=s.targets, pairs=s.pairs,
+                             budget=s.budget, engine=s.engine
+                             ).report(s.notions, s.epsilon, s.delta)
+            for notion, r in report.results.items():
+                points.append(SweepPoint(p, t, notion, r.delta, r.epsilon, r.holds))
+            done += 1
+            if progress:
+                progress(done, total)
+    return points
+
+
+def sweep_rows(points: Sequence[SweepPoint]) -> list[dict]:
+    """Rows for CSV/JSON: exact strings with certified decimals beside them."""
+    return [{"p": "" if pt.p is None else str(pt.p), "threshold": pt.threshold,
+             "notion": pt.notion, "delta": str(pt.delta), "delta_approx": pt.delta.approx(),
+             "epsilon": str(pt.epsilon), "epsilon_approx": pt.epsilon.approx(),
+             "holds": pt.holds} for pt in points]

@@ -1,0 +1,147 @@
+"""Claims over a whole parameter family, decided by z3 and confirmed by the exact engine.
+
+Question: does a mechanism satisfy (ε, δ)-DP for *every* value of one parameter in a closed
+interval — randomized response for every ``truth ∈ [lo, hi]``, the geometric count for every
+``α ∈ [lo, hi]``? The claim fails at ``t`` iff some ordered neighbouring pair has (seed 003,
+Lemma 1)::
+
+    Σ_O max(0, P_t[M(D1)=O] − e^ε·P_t[M(D2)=O]) > δ
+
+with output probabilities that are rational functions of ``t``. For ``e^ε`` rational this is
+a sentence of real arithmetic, which z3 decides (:mod:`verifier.solver`):
+
+* ``unsat`` — the claim holds for every ``t`` in the interval (a proof, not a sample);
+* ``sat`` — a counterexample ``t``, taken as a rational and **re-checked by the exact engine**
+  (:func:`verifier.notions.dp.check_dp`); only a confirmed counterexample is reported as one;
+* ``unknown`` or a timeout — reported as unknown, never as "holds".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from itertools import product
+
+from gmpy2 import mpq
+
+from verifier.model.data import check_domain, check_records
+from verifier.notions.dp import check_dp
+from verifier.core.errors import InvalidArgument
+from verifier.core.exact import Epsilon, format_rational, parse_epsilon, probability, rational
+from verifier.model.mechanisms import build_mechanism
+from verifier.notions.result import NotionResult
+from verifier.symbolic.solver import find_parameter, z3_api
+
+__all__ = ["FAMILIES", "FamilyResult", "check_family"]
+
+SymbolicKernel = Callable[[tuple, object, Sequence[Hashable], dict], dict]
+
+
+def _rr(db: tuple, t, values: Sequence[Hashable], params: dict) -> dict:
+    """Randomized response on every record with symbolic ``truth = t``."""
+    other = (1 - t) / (len(values) - 1)
+    out = {}
+    for reports in product(values, repeat=len(db)):
+        p = 1
+        for x, y in zip(db, reports):
+            p = p * (t if x == y else other)
+        out[reports] = p
+    return out
+
+
+def _power(a, k: int):
+    result = 1
+    for _ in range(k):
+        result = result * a
+    return result
+
+
+def _geometric(db: tuple, a, values: Sequence[Hashable], params: dict) -> dict:
+    """The clamped geometric count with symbolic ``alpha = a`` (see mechanisms.geometric_count)."""
+    counted = set(params.get("counts", [1]))
+    c, n = sum(1 for x in db if x in counted), len(db)
+    out = {j: (1 - a) / (1 + a) * _power(a, abs(j - c)) for j in range(1, n)}
+    out[0] = _power(a, c) / (1 + a)
+    out[n] = _power(a, n - c) / (1 + a) if n > 0 else 1
+    return out
+
+
+FAMILIES: dict[tuple[str, str], SymbolicKernel] = {
+    ("randomized_response", "truth"): _rr,
+    ("geometric_count", "alpha"): _geometric,
+}
+
+
+@dataclass(frozen=True)
+class FamilyResult:
+    """``status``: ``"holds"`` (for every parameter value), ``"fails"`` (a confirmed
+    counterexample) or ``"unknown"``."""
+
+    status: str
+    parameter: str
+    interval: tuple[mpq, mpq]
+    counterexample: mpq | None = None
+    exact: NotionResult | None = None
+    detail: str = ""
+
+
+def check_family(kind: str, param: str, lo: object, hi: object, *, values: Sequence[Hashable],
+                 records: int, params: dict | None = None, epsilon: object = "0",
+                 delta: object = "0", timeout_ms: int = 20_000,
+                 max_databases: int = 256) -> FamilyResult:
+    """Decide (ε, δ)-DP of ``kind`` for every ``param ∈ [lo, hi]`` (three-valued)."""
+    if (kind, param) not in FAMILIES:
+        known = ", ".join(f"{k}.{p}" for k, p in FAMILIES)
+        raise InvalidArgument(f"no parameter family {kind}.{param}; known: {known}")
+    lo_q, hi_q = rational(lo, "range start"), rational(hi, "range end")
+    if lo_q > hi_q:
+        raise InvalidArgument(f"range {format_rational(lo_q)}..{format_rational(hi_q)} is empty")
+    params = dict(params or {})
+    domain = check_domain(values)
+    n = check_records(records)
+    for end in (lo_q, hi_q):  # the mechanism must be valid across the interval
+        build_mechanism(kind, {**params, param: end}, domain)
+    eps: Epsilon = parse_epsilon(epsilon)
+    if eps.rate is None:
+        raise InvalidArgument(f"epsilon = {eps} : a family check needs ε = ln(q) (or 0) so "
+                              f"that e^ε is rational")
+    d = probability(delta, "delta")
+    if len(domain) ** n > max_databases:
+        raise InvalidArgument(f"{len(domain)}^{n} databases, over the family budget of "
+                              f"{max_databases}; use fewer records")
+    kernel = FAMILIES[(kind, param)]
+    z = z3_api()
+    E = z["Q"](int(eps.rate.numerator), int(eps.rate.denominator))
+    D = z["Q"](int(d.numerator), int(d.denominator))
+
+    def violated(t):
+        cache = {db: kernel(db, t, domain, params) for db in product(domain, repeat=n)}
+        terms = []
+        for d1, p1 in cache.items():
+            for i in range(n):
+                for b in domain:
+                    if b == d1[i]:
+                        continue
+                    p2 = cache[d1[:i] + (b,) + d1[i + 1:]]
+                    diffs = [p1.get(o, 0) - E * p2.get(o, 0) for o in set(p1) | set(p2)]
+                    terms.append(z["Sum"]([z["If"](x > 0, x, 0) for x in diffs]) > D)
+        return z["Or"](terms)
+
+    tried: list[mpq] = []
+    for _ in range(3):  # a solver witness that the exact engine does not confirm is excluded
+        answer = find_parameter(violated, lo_q, hi_q, timeout_ms, tried)
+        if answer.status == "unsat":
+            return FamilyResult("holds", param, (lo_q, hi_q),
+                                detail="z3: no parameter value violates the claim")
+        if answer.status == "unknown":
+            return FamilyResult("unknown", param, (lo_q, hi_q), detail=f"z3: {answer.reason}")
+        t = answer.witness
+        mech = build_mechanism(kind, {**params, param: t}, domain)
+        exact = check_dp(mech, domain, n, eps, d)
+        if not exact.holds:
+            return FamilyResult("fails", param, (lo_q, hi_q), t, exact,
+                                "counterexample found by z3, confirmed by the exact engine")
+        tried.append(t)
+    return FamilyResult("unknown", param, (lo_q, hi_q),
+                        detail="z3 found violations the exact engine did not confirm at the "
+                               "rational points tried")
