@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fraction_baseline import apk_ppk  # noqa: E402
+from fraction_baseline import apk_ppk
 
-from verifier import analyse, iid, known_indices, threshold_count  # noqa: E402
+from verifier import analyse, iid, known_indices, threshold_count
 
 P = "1/1000000"
 

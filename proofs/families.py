@@ -5,8 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from verifier import (Mechanism, count, geometric_count, iid, independent, mean_query,
-                      randomized_response, sum_query, threshold_count)
+from verifier import (
+    Mechanism,
+    count,
+    geometric_count,
+    iid,
+    independent,
+    mean_query,
+    randomized_response,
+    sum_query,
+    threshold_count,
+)
 from verifier.model.data import DataModel
 
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 from gmpy2 import mpq
 
 from verifier import Dist
-from verifier.guessing.metric import ScaledLog, exponential_mechanism, tight_epsilon, truncated_geometric
 from verifier.guessing.bounds import precise_bound, ring_bound, simplified_bound
+from verifier.guessing.metric import (
+    ScaledLog,
+    exponential_mechanism,
+    tight_epsilon,
+    truncated_geometric,
+)
 from verifier.guessing.model import GuessModel, advantage
 
 

@@ -6,11 +6,21 @@ from itertools import combinations
 
 from gmpy2 import mpq
 
-from verifier.pso.success import (Admissible, PSOMechanism, baseline, isolation_probability,
-                          optimal_adversary, success)
-from verifier.pso.attacks import (composition_attack, composition_counts, count_mechanism,
-                                  randomized_response_rows)
+from verifier.pso.attacks import (
+    composition_attack,
+    composition_counts,
+    count_mechanism,
+    randomized_response_rows,
+)
 from verifier.pso.predicates import Predicate, Universe, parse_predicate
+from verifier.pso.success import (
+    Admissible,
+    PSOMechanism,
+    baseline,
+    isolation_probability,
+    optimal_adversary,
+    success,
+)
 
 
 def _universes():

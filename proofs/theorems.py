@@ -14,16 +14,28 @@ from dataclasses import dataclass
 from gmpy2 import mpq
 
 from verifier import BOTTOM, check_dp, iid, independent, known_indices, parse_epsilon
+from verifier.core.delta import Delta
+from verifier.core.epsilon import Epsilon
 from verifier.engines.choice import joint_tables
-from verifier.core.exact import Delta, Epsilon
 from verifier.engines.joint import JointTable
 from verifier.notions.partial import apk_loss, ordered_pairs, ppk_loss
 
 from .families import Instance, partial_knowledge_family
-from .pso_theorems import (composition_family, counting_family, lemma_41,
-                           postprocessing_family, proposition_42, theorem_46)
-from .guessing_theorems import (bounds_in_order, guessing_family, ring_form_bounds,
-                                worst_prior_family, worst_prior_maximises)
+from .guessing_theorems import (
+    bounds_in_order,
+    guessing_family,
+    ring_form_bounds,
+    worst_prior_family,
+    worst_prior_maximises,
+)
+from .pso_theorems import (
+    composition_family,
+    counting_family,
+    lemma_41,
+    postprocessing_family,
+    proposition_42,
+    theorem_46,
+)
 
 EPSILONS = [parse_epsilon(e) for e in ("0", "ln(2)", "ln(5/2)", "1/2")]
 DELTAS = [mpq(0), mpq(1, 100), mpq(1, 5)]

@@ -5,14 +5,26 @@ import pytest
 from gmpy2 import mpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from strategies import distributions
-from verifier import (Dist, check_dp, check_partial, count, geometric_count, iid, independent,
-                      known_indices, mean_query, mechanism, sum_query, threshold_count)
-from verifier.engines.counts import KnownCounts, compositions, count_law
-from verifier.engines.choice import joint_tables
+
+from verifier import (
+    Dist,
+    check_dp,
+    check_partial,
+    count,
+    geometric_count,
+    iid,
+    independent,
+    known_indices,
+    mean_query,
+    mechanism,
+    sum_query,
+    threshold_count,
+)
+from verifier.core.epsilon import parse_epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument
-from verifier.core.exact import parse_epsilon
+from verifier.engines.choice import joint_tables
+from verifier.engines.counts import KnownCounts, compositions, count_law
 
 EPSILONS = [parse_epsilon(e) for e in ("0", "ln(2)", "1/2")]
 

@@ -6,13 +6,13 @@ import pytest
 from gmpy2 import mpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from reference import dp_delta
 from strategies import distributions, frac
+
 from verifier import check_dp, geometric_count, mechanism, randomized_response, threshold_count
 from verifier.core.distribution import BOTTOM
+from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded
-from verifier.core.exact import Epsilon
 
 MPQ = type(mpq(0))
 
@@ -107,7 +107,7 @@ def test_outputs_of_bottom_in_witness():
 
 def profile_value(points, E):
     """δ at E read off a profile's breakpoints (linear between them, constant after)."""
-    if E >= points[-1][0]:
+    if points[-1][0] <= E:
         return points[-1][1]
     for (e0, d0), (e1, d1) in zip(points, points[1:]):
         if e0 <= E <= e1:

@@ -5,9 +5,11 @@ from fractions import Fraction
 import pytest
 from gmpy2 import mpq
 
+from verifier.core.certified import compare_exp, decimal_string, sign_affine_exp
+from verifier.core.delta import Delta
+from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidNumber, VerifierError
-from verifier.core.exact import (Delta, Epsilon, compare_exp, decimal_string, parse_epsilon, rational,
-                            sign_affine_exp)
+from verifier.core.numbers import rational
 
 MPQ = type(mpq(0))
 
@@ -134,3 +136,18 @@ def test_epsilon_approx_and_compare():
     assert parse_epsilon("ln(2)").compare(parse_epsilon("7/10")) == -1  # ln 2 ≈ 0.6931
     assert parse_epsilon("ln(2)").compare(parse_epsilon("69/100")) == 1
     assert Epsilon.INF.compare(parse_epsilon("ln(1000)")) == 1
+
+
+def test_rational_delta_hashes_like_its_value():
+    from verifier.core.delta import Delta
+    d = Delta.make(mpq(1, 4), mpq(0), Epsilon.ZERO)
+    assert mpq(1, 4) in {d} and d in {mpq(1, 4)} and Fraction(1, 4) in {d}
+    assert len({d, mpq(1, 4)}) == 1
+
+
+def test_epsilon_is_canonical_and_never_empty():
+    assert Epsilon(nats=mpq(0)) == Epsilon.ZERO and hash(Epsilon(nats=mpq(0))) == hash(Epsilon.ZERO)
+    assert Epsilon(nats=mpq(0)).nats is None and Epsilon(nats=mpq(0)).base == 1
+    for bad in ({}, {"base": mpq(2), "nats": mpq(1)}, {"base": mpq(1, 2)}, {"nats": mpq(-1)}):
+        with pytest.raises(InvalidNumber):
+            Epsilon(**bad)

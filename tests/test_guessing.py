@@ -7,18 +7,25 @@ import pytest
 from gmpy2 import mpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import distributions
 from typer.testing import CliRunner
 
-from strategies import distributions
 from verifier import Dist
 from verifier.cli import app
-from verifier.guessing.metric import ScaledLog, tight_epsilon, truncated_geometric
 from verifier.core.errors import InvalidArgument, InvalidNumber, SpecError
-from verifier.guessing.bounds import (max_advantage, precise_bound, precise_epsilon,
-                                   simplified_bound, simplified_epsilon, worst_case_epsilon,
-                                   worst_prior_for_epsilon, worst_prior_for_eta)
-from verifier.guessing.report import load_guess_spec
+from verifier.guessing.bounds import (
+    max_advantage,
+    precise_bound,
+    precise_epsilon,
+    simplified_bound,
+    simplified_epsilon,
+    worst_case_epsilon,
+    worst_prior_for_epsilon,
+    worst_prior_for_eta,
+)
+from verifier.guessing.metric import ScaledLog, tight_epsilon, truncated_geometric
 from verifier.guessing.model import GuessModel, advantage, vulnerability
+from verifier.guessing.report import load_guess_spec
 
 runner = CliRunner()
 DOMAIN = tuple(range(21))

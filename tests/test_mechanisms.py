@@ -5,9 +5,18 @@ from gmpy2 import mpq
 
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.errors import InvalidArgument, UnknownName
-from verifier.model.mechanisms import (build_mechanism, count, geometric_count, identity,
-                                 load_function, mean_query, mechanism, randomized_response,
-                                 sum_query, threshold_count)
+from verifier.model.mechanisms import (
+    build_mechanism,
+    count,
+    geometric_count,
+    identity,
+    load_function,
+    mean_query,
+    mechanism,
+    randomized_response,
+    sum_query,
+    threshold_count,
+)
 
 
 def test_randomized_response_k_ary():

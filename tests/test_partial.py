@@ -9,15 +9,26 @@ import pytest
 from gmpy2 import mpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
-
 from reference import apk_delta, joint, ppk_delta
 from strategies import distributions, frac
-from verifier import (Dist, check_dp, check_partial, count, geometric_count, iid, independent,
-                      knowledge, known_indices, mechanism, threshold_count)
+from typer.testing import CliRunner
+
+from verifier import (
+    Dist,
+    check_dp,
+    check_partial,
+    count,
+    geometric_count,
+    iid,
+    independent,
+    knowledge,
+    known_indices,
+    mechanism,
+    threshold_count,
+)
 from verifier.cli import app
-from verifier.engines.counts import KnownCounts
 from verifier.core.errors import InvalidArgument, SpecError
+from verifier.engines.counts import KnownCounts
 from verifier.io.spec import load_spec
 
 MPQ = type(mpq(0))

@@ -13,11 +13,17 @@ from typer.testing import CliRunner
 
 from verifier.cli import app
 from verifier.core.errors import InvalidArgument, InvalidDistribution, SpecError, UnknownName
-from verifier.pso.success import (Admissible, PSOMechanism, baseline, isolation_probability,
-                          optimal_adversary, success)
 from verifier.pso.attacks import count_mechanism, interval_attack, interval_buckets
-from verifier.pso.report import load_pso_spec
 from verifier.pso.predicates import Predicate, Universe, parse_predicate
+from verifier.pso.report import load_pso_spec
+from verifier.pso.success import (
+    Admissible,
+    PSOMechanism,
+    baseline,
+    isolation_probability,
+    optimal_adversary,
+    success,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

@@ -88,6 +88,7 @@ notions = ["apkdp", "ppkdp"]
 def test_sweep_refuses_other_mechanisms():
     spec = load_spec(ROOT / "examples" / "referendum_tally.toml")
     import pytest
+
     from verifier.core.errors import InvalidArgument
     with pytest.raises(InvalidArgument) as info:
         threshold_sweep(spec, [1, 2])

@@ -10,20 +10,39 @@ rationals in, exact rationals (or ``A − C·e^ε``) out.
 """
 
 from verifier.core.budget import Budget
-from verifier.notions.check import NOTIONS, Analysis, Report, analyse, check_notions, check_partial
-from verifier.model.data import DataModel, explicit, iid, independent
+from verifier.core.delta import Delta
 from verifier.core.distribution import BOTTOM, Dist
-from verifier.notions.dp import check_dp
-from verifier.core.errors import (BudgetExceeded, InvalidArgument, InvalidDistribution, InvalidNumber,
-                     NullEvent, SpecError, UnknownName, VerifierError)
-from verifier.core.exact import Delta, Epsilon, parse_epsilon, rational
+from verifier.core.epsilon import Epsilon, parse_epsilon
+from verifier.core.errors import (
+                     BudgetExceeded,
+                     InvalidArgument,
+                     InvalidDistribution,
+                     InvalidNumber,
+                     NullEvent,
+                     SpecError,
+                     UnknownName,
+                     VerifierError,
+)
+from verifier.core.numbers import rational
+from verifier.io.spec import Spec, load_spec, parse_spec, run_spec
+from verifier.model.data import DataModel, explicit, iid, independent
 from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
+from verifier.model.mechanisms import (
+                     Mechanism,
+                     count,
+                     geometric_count,
+                     identity,
+                     mean_query,
+                     mechanism,
+                     randomized_response,
+                     sum_query,
+                     threshold_count,
+)
+from verifier.notions.check import NOTIONS, Analysis, Report, analyse, check_notions, check_partial
+from verifier.notions.dp import check_dp
 from verifier.notions.loss import Loss, PrivacyLoss, privacy_loss
-from verifier.model.mechanisms import (Mechanism, count, geometric_count, identity, mean_query, mechanism,
-                         randomized_response, sum_query, threshold_count)
 from verifier.notions.reducible import is_theta_reducible, reducibility_witness
 from verifier.notions.result import NotionResult
-from verifier.io.spec import Spec, load_spec, parse_spec, run_spec
 
 __all__ = [
     "Budget", "NOTIONS", "Analysis", "Report", "analyse", "check_notions", "check_partial",

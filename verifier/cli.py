@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -38,13 +38,13 @@ def _emit_json(obj: dict) -> None:
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-BudgetOpt = Annotated[Optional[int], typer.Option(
+BudgetOpt = Annotated[int | None, typer.Option(
     "--budget", help="Largest number of databases to enumerate (spec: limits.databases).")]
-CountsOpt = Annotated[Optional[int], typer.Option(
+CountsOpt = Annotated[int | None, typer.Option(
     "--budget-counts", help="Largest number of count combinations (spec: limits.combinations).")]
-EngineOpt = Annotated[Optional[str], typer.Option(
+EngineOpt = Annotated[str | None, typer.Option(
     "--engine", help="auto (default), brute or counts (spec: limits.engine).")]
-ProgressOpt = Annotated[Optional[bool], typer.Option(
+ProgressOpt = Annotated[bool | None, typer.Option(
     "--progress/--no-progress", help="Show progress on stderr (default: when it is a terminal).")]
 
 
@@ -53,8 +53,8 @@ def _load(spec: Path, budget: int | None, budget_counts: int | None, engine: str
     from dataclasses import replace
 
     from verifier.core.budget import Budget
-    from verifier.engines.choice import ENGINES
     from verifier.core.errors import InvalidArgument
+    from verifier.engines.choice import ENGINES
     from verifier.io.spec import load_spec
 
     s = load_spec(spec)
@@ -131,14 +131,14 @@ def check(
 def sweep(
     spec: Annotated[Path, typer.Argument(help="A spec file with a threshold_count mechanism.")],
     threshold: Annotated[str, typer.Option(help='Thresholds: "A..B" or "A,B,C".')],
-    p: Annotated[Optional[str], typer.Option(
+    p: Annotated[str | None, typer.Option(
         "--p", help='Comma-separated P[record = last value], one curve each (two-valued '
                     'records); default: the spec\'s prior.')] = None,
-    csv_out: Annotated[Optional[Path], typer.Option("--csv", help="Write the rows as CSV.")] = None,
-    json_file: Annotated[Optional[Path], typer.Option(
+    csv_out: Annotated[Path | None, typer.Option("--csv", help="Write the rows as CSV.")] = None,
+    json_file: Annotated[Path | None, typer.Option(
         "--json-file", help="Write the rows as JSON.")] = None,
     json_out: JsonOpt = False,
-    plot: Annotated[Optional[Path], typer.Option(help="Draw the curves to a PNG.")] = None,
+    plot: Annotated[Path | None, typer.Option(help="Draw the curves to a PNG.")] = None,
     budget: BudgetOpt = None,
     budget_counts: CountsOpt = None,
     engine: EngineOpt = None,
@@ -188,17 +188,17 @@ def sweep(
 
 @app.command()
 def guess(
-    spec: Annotated[Optional[Path], typer.Argument(help="A guessing spec (TOML).")] = None,
+    spec: Annotated[Path | None, typer.Argument(help="A guessing spec (TOML).")] = None,
     json_out: JsonOpt = False,
-    eta: Annotated[Optional[str], typer.Option(help="Target advantage η: find ε.")] = None,
-    diameter: Annotated[Optional[str], typer.Option(
+    eta: Annotated[str | None, typer.Option(help="Target advantage η: find ε.")] = None,
+    diameter: Annotated[str | None, typer.Option(
         help="Diameter R of the domain in units of the goal's precision (without SPEC).")] = None,
-    prior: Annotated[Optional[str], typer.Option(
+    prior: Annotated[str | None, typer.Option(
         help="Prior probability of the goal, P[X ∈ g(x)] (without SPEC; default: worst case).")
     ] = None,
-    plot: Annotated[Optional[Path], typer.Option(
+    plot: Annotated[Path | None, typer.Option(
         help="Draw advantage against ε for several priors (simplified bound) to a PNG.")] = None,
-    tolerance: Annotated[Optional[str], typer.Option(
+    tolerance: Annotated[str | None, typer.Option(
         help="Relative width of the certified interval of the precise inversion.")] = None,
 ) -> None:
     """Guessing advantage of an attacker (seed 004): exact advantage, bounds, ε from η."""
@@ -230,7 +230,7 @@ def guess(
             from verifier.guessing.bounds import check_eta
             s = replace(s, eta=check_eta(eta))
         if tolerance is not None:
-            from verifier.core.exact import rational
+            from verifier.core.numbers import rational
             t = rational(tolerance, "--tolerance")
             if t <= 0:
                 raise SpecError(f"--tolerance {tolerance} must be > 0")
@@ -284,8 +284,8 @@ def family(
     Exit status: 0 holds for the whole interval, 1 a confirmed counterexample, 2 error,
     3 unknown (a solver timeout or an unconfirmed witness is never reported as holding).
     """
-    from verifier.symbolic.family import check_family
     from verifier.io.spec import load_spec
+    from verifier.symbolic.family import check_family
 
     try:
         s = load_spec(spec)

@@ -19,7 +19,7 @@ from typing import Any
 from gmpy2 import mpq
 
 from verifier.core.errors import InvalidDistribution, NullEvent
-from verifier.core.exact import format_rational, rational
+from verifier.core.numbers import format_rational, rational
 
 __all__ = ["Dist", "BOTTOM", "Bottom", "sort_key"]
 

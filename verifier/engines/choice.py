@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from verifier.core.budget import Budget
-from verifier.engines.counts import Progress, count_tables, count_work
-from verifier.model.data import DataModel, IndependentData
 from verifier.core.errors import InvalidArgument
+from verifier.engines.counts import Progress, count_tables, count_work
 from verifier.engines.joint import JointTable, brute_force_tables
+from verifier.model.data import DataModel, IndependentData
 from verifier.model.knowledge import Knowledge
 from verifier.model.mechanisms import Mechanism
 

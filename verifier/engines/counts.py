@@ -31,10 +31,10 @@ from functools import reduce
 from gmpy2 import comb, fac, lcm, mpq, mpz
 
 from verifier.core.budget import Budget
-from verifier.model.data import IndependentData
 from verifier.core.distribution import Dist
 from verifier.core.errors import BudgetExceeded
 from verifier.engines.joint import JointTable
+from verifier.model.data import IndependentData
 from verifier.model.knowledge import NOTHING, Knowledge
 from verifier.model.mechanisms import Mechanism
 

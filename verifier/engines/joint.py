@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-
 from functools import reduce
 
 from gmpy2 import lcm, mpq, mpz
 
 from verifier.core.budget import Budget
-from verifier.model.data import DataModel
 from verifier.core.distribution import Dist, sort_key
 from verifier.core.errors import InvalidArgument
+from verifier.model.data import DataModel
 from verifier.model.knowledge import NOTHING, Knowledge
 from verifier.model.mechanisms import Mechanism
 

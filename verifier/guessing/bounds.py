@@ -40,10 +40,11 @@ from math import lcm
 
 from gmpy2 import mpq
 
-from verifier.guessing.metric import ScaledLog
+from verifier.core.certified import certified_decimal, exp_bounds
+from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument, InvalidNumber
-from verifier.core.exact import (Epsilon, certified_decimal, exp_bounds, format_rational, parse_epsilon,
-                    rational)
+from verifier.core.numbers import format_rational, rational
+from verifier.guessing.metric import ScaledLog
 from verifier.guessing.model import GuessModel
 
 __all__ = ["Certified", "precise_bound", "simplified_bound", "ring_bound", "simplified_epsilon",

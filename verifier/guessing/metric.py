@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import gmpy2
 from gmpy2 import mpq, mpz
 
+from verifier.core.certified import certified_decimal, exp_bounds, log_bounds
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument
-from verifier.core.exact import (certified_decimal, exp_bounds, format_rational, log_bounds, probability,
-                    rational)
+from verifier.core.numbers import format_rational, probability, rational
 
 __all__ = ["ScaledLog", "tight_epsilon", "truncated_geometric", "exponential_mechanism",
            "power_bounds"]

@@ -27,7 +27,7 @@ from gmpy2 import mpq
 
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument, InvalidDistribution
-from verifier.core.exact import format_rational, rational
+from verifier.core.numbers import format_rational, rational
 
 __all__ = ["GuessModel", "TargetAdvantage", "advantage", "vulnerability"]
 

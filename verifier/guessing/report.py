@@ -21,15 +21,27 @@ from pathlib import Path
 from gmpy2 import mpq
 
 from verifier.core.distribution import Dist
-from verifier.guessing.metric import ScaledLog, exponential_mechanism, tight_epsilon, truncated_geometric
 from verifier.core.errors import SpecError, VerifierError
-from verifier.core.exact import rational
-from verifier.guessing.bounds import (Certified, as_scaled_log, check_eta, precise_bound, precise_epsilon,
-                           simplified_bound, simplified_epsilon)
+from verifier.core.numbers import rational
+from verifier.guessing.bounds import (
+    Certified,
+    as_scaled_log,
+    check_eta,
+    precise_bound,
+    precise_epsilon,
+    simplified_bound,
+    simplified_epsilon,
+)
+from verifier.guessing.metric import (
+    ScaledLog,
+    exponential_mechanism,
+    tight_epsilon,
+    truncated_geometric,
+)
 from verifier.guessing.model import GuessModel, advantage, vulnerability
-from verifier.model.mechanisms import as_dist, load_function
-from verifier.io.json_out import jsonable
 from verifier.io.files import check_tables, read_toml
+from verifier.io.json_out import jsonable
+from verifier.model.mechanisms import as_dist, load_function
 
 __all__ = ["GuessSpec", "load_guess_spec", "guess_report", "TargetRow"]
 

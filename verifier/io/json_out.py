@@ -10,8 +10,11 @@ from collections.abc import Hashable
 
 from gmpy2 import mpq
 
+from verifier.core.certified import decimal_string
+from verifier.core.delta import Delta
 from verifier.core.distribution import Bottom
-from verifier.core.exact import Delta, Epsilon, decimal_string, format_rational
+from verifier.core.epsilon import Epsilon
+from verifier.core.numbers import format_rational
 from verifier.notions.result import NotionResult
 
 __all__ = ["jsonable", "result_json", "report_json", "show_value", "show_delta", "show_epsilon",

@@ -11,7 +11,8 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from verifier.core.exact import Delta, Epsilon
+from verifier.core.delta import Delta
+from verifier.core.epsilon import Epsilon
 from verifier.notions.sweep import SweepPoint
 
 __all__ = ["log10_approx", "plot_threshold_sweep", "plot_advantage"]
@@ -78,8 +79,9 @@ def plot_advantage(path: str | Path, diameter, priors=("1/100", "1/20", "1/10", 
     "Guessing advantage vs epsilon for different prior distributions"). Display only."""
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from fractions import Fraction
+
+    import matplotlib.pyplot as plt
 
     R = float(Fraction(str(diameter)))  # float ok: plot coordinate
     xs = [i / 50 for i in range(0, 401)]  # ε from 0 to 8

@@ -21,17 +21,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from verifier.core.budget import Budget
-from verifier.notions.check import NOTIONS, Report, check_notions
-from verifier.model.data import DataModel, check_domain, check_records, explicit, iid, independent
 from verifier.core.distribution import Dist
-from verifier.engines.choice import ENGINES
+from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import SpecError, VerifierError
-from verifier.core.exact import Epsilon, parse_epsilon, probability
+from verifier.core.numbers import probability
+from verifier.engines.choice import ENGINES
 from verifier.engines.joint import check_targets
-from verifier.model.knowledge import Knowledge, known_indices, knowledge, no_knowledge
-from verifier.model.mechanisms import Mechanism, build_mechanism, load_function
-from verifier.notions.partial import ordered_pairs
 from verifier.io.files import check_tables, read_toml
+from verifier.model.data import DataModel, check_domain, check_records, explicit, iid, independent
+from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
+from verifier.model.mechanisms import Mechanism, build_mechanism, load_function
+from verifier.notions.check import NOTIONS, Report, check_notions
+from verifier.notions.partial import ordered_pairs
 
 __all__ = ["Spec", "load_spec", "parse_spec", "run_spec"]
 

@@ -7,11 +7,11 @@ from functools import cmp_to_key
 from rich.console import Console
 from rich.table import Table
 
-from verifier.notions.check import Report
-from verifier.model.knowledge import describe_indices
-from verifier.core.exact import decimal_string
+from verifier.core.certified import decimal_string
 from verifier.io.json_out import jsonable, show_delta, show_epsilon, show_rational, show_value
 from verifier.io.spec import Spec
+from verifier.model.knowledge import describe_indices
+from verifier.notions.check import Report
 
 __all__ = ["print_report"]
 

@@ -30,7 +30,7 @@ from gmpy2 import mpq
 
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.errors import InvalidArgument, UnknownName
-from verifier.core.exact import format_rational, probability, rational
+from verifier.core.numbers import format_rational, probability, rational
 
 __all__ = [
     "Mechanism",

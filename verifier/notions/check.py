@@ -6,16 +6,24 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 from verifier.core.budget import Budget
-from verifier.engines.counts import Progress
-from verifier.model.data import DataModel
-from verifier.notions.dp import dp_cases
-from verifier.engines.choice import build_tables
+from verifier.core.epsilon import parse_epsilon
 from verifier.core.errors import InvalidArgument, UnknownName
-from verifier.core.exact import parse_epsilon, probability
+from verifier.core.numbers import probability
+from verifier.engines.choice import build_tables
+from verifier.engines.counts import Progress
 from verifier.engines.joint import check_targets
+from verifier.model.data import DataModel
 from verifier.model.knowledge import Knowledge, no_knowledge
 from verifier.model.mechanisms import Mechanism
-from verifier.notions.partial import Table, apk_cases, background_rows, ordered_pairs, ppk_cases, tables_for
+from verifier.notions.dp import dp_cases
+from verifier.notions.partial import (
+    Table,
+    apk_cases,
+    background_rows,
+    ordered_pairs,
+    ppk_cases,
+    tables_for,
+)
 from verifier.notions.result import NotionResult, summarize
 
 __all__ = ["NOTIONS", "Report", "Analysis", "analyse", "check_partial", "check_notions"]

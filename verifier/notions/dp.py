@@ -15,13 +15,14 @@ from collections.abc import Hashable, Iterator, Sequence
 from gmpy2 import comb
 
 from verifier.core.budget import Budget, check_database_count
+from verifier.core.distribution import Dist
+from verifier.core.epsilon import parse_epsilon
+from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.numbers import probability
 from verifier.engines.counts import compositions
 from verifier.model.data import check_domain
-from verifier.core.distribution import Dist
-from verifier.core.errors import BudgetExceeded, InvalidArgument
-from verifier.core.exact import parse_epsilon, probability
-from verifier.notions.loss import output_losses, privacy_loss
 from verifier.model.mechanisms import Mechanism, all_databases
+from verifier.notions.loss import output_losses, privacy_loss
 from verifier.notions.result import Case, NotionResult, summarize
 
 __all__ = ["dp_cases", "symmetric_dp_cases", "check_dp"]

@@ -34,9 +34,12 @@ from functools import reduce
 
 from gmpy2 import lcm, mpq, mpz
 
+from verifier.core.certified import compare_exp
+from verifier.core.delta import Delta
 from verifier.core.distribution import Dist
+from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
-from verifier.core.exact import Delta, Epsilon, compare_exp, format_rational, probability
+from verifier.core.numbers import format_rational, probability
 
 __all__ = ["LossKind", "Loss", "PrivacyLoss", "output_losses", "privacy_loss"]
 

@@ -24,10 +24,11 @@ from itertools import permutations
 from gmpy2 import mpq, mpz
 
 from verifier.core.budget import Budget
-from verifier.model.data import DataModel
+from verifier.core.delta import Delta
+from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
-from verifier.core.exact import Delta, Epsilon
 from verifier.engines.joint import JointTable
+from verifier.model.data import DataModel
 from verifier.model.knowledge import NOTHING, Knowledge
 from verifier.notions.loss import Loss, LossKind, PrivacyLoss
 from verifier.notions.result import Case

@@ -13,8 +13,9 @@ from itertools import islice
 
 from gmpy2 import mpq
 
+from verifier.core.delta import Delta
+from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
-from verifier.core.exact import Delta, Epsilon
 from verifier.notions.loss import Loss, PrivacyLoss
 
 __all__ = ["Case", "NotionResult", "summarize", "MAX_WITNESS_OUTPUTS"]

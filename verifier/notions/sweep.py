@@ -14,13 +14,15 @@ from dataclasses import dataclass, replace
 
 from gmpy2 import mpq
 
-from verifier.notions.check import analyse
-from verifier.engines.counts import Progress
-from verifier.model.data import iid
+from verifier.core.delta import Delta
+from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
-from verifier.core.exact import Delta, Epsilon, probability
-from verifier.model.mechanisms import threshold_count
+from verifier.core.numbers import probability
+from verifier.engines.counts import Progress
 from verifier.io.spec import Spec
+from verifier.model.data import iid
+from verifier.model.mechanisms import threshold_count
+from verifier.notions.check import analyse
 
 __all__ = ["SweepPoint", "parse_range", "threshold_sweep", "sweep_rows"]
 

@@ -34,9 +34,9 @@ from collections.abc import Callable, Sequence
 
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument
-from verifier.core.exact import probability
-from verifier.pso.success import PSOMechanism
+from verifier.core.numbers import probability
 from verifier.pso.predicates import EMPTY, Predicate, Universe
+from verifier.pso.success import PSOMechanism
 
 __all__ = ["MECHANISMS", "ATTACKS", "count_mechanism", "counts_mechanism",
            "composition_counts", "predicate_mechanism", "bit_predicates", "bit_suppression",

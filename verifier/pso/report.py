@@ -23,19 +23,38 @@ from pathlib import Path
 
 from gmpy2 import mpq
 
+from verifier.core.certified import decimal_string
 from verifier.core.errors import SpecError, VerifierError
-from verifier.core.exact import decimal_string, rational
-from verifier.model.mechanisms import load_function
-from verifier.pso.success import (DEFAULT_BUDGET, Admissible, PSOMechanism, baseline, optimal_adversary,
-                  success)
-from verifier.pso.attacks import (ATTACKS, MECHANISMS, bit_predicates, bit_suppression,
-                          bit_suppression_attack, composition_attack, composition_counts,
-                          count_mechanism, counts_mechanism, full_attack, identity_mechanism,
-                          interval_attack, interval_buckets, predicate_mechanism,
-                          randomized_response_rows)
-from verifier.pso.predicates import Predicate, Universe, parse_predicate
-from verifier.io.json_out import jsonable
+from verifier.core.numbers import rational
 from verifier.io.files import check_tables, read_toml
+from verifier.io.json_out import jsonable
+from verifier.model.mechanisms import load_function
+from verifier.pso.attacks import (
+    ATTACKS,
+    MECHANISMS,
+    bit_predicates,
+    bit_suppression,
+    bit_suppression_attack,
+    composition_attack,
+    composition_counts,
+    count_mechanism,
+    counts_mechanism,
+    full_attack,
+    identity_mechanism,
+    interval_attack,
+    interval_buckets,
+    predicate_mechanism,
+    randomized_response_rows,
+)
+from verifier.pso.predicates import Predicate, Universe, parse_predicate
+from verifier.pso.success import (
+    DEFAULT_BUDGET,
+    Admissible,
+    PSOMechanism,
+    baseline,
+    optimal_adversary,
+    success,
+)
 
 __all__ = ["PSOSpec", "load_pso_spec", "pso_report", "pso_json"]
 

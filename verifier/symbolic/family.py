@@ -24,11 +24,12 @@ from itertools import product
 
 from gmpy2 import mpq
 
-from verifier.model.data import check_domain, check_records
-from verifier.notions.dp import check_dp
+from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument
-from verifier.core.exact import Epsilon, format_rational, parse_epsilon, probability, rational
+from verifier.core.numbers import format_rational, probability, rational
+from verifier.model.data import check_domain, check_records
 from verifier.model.mechanisms import build_mechanism
+from verifier.notions.dp import check_dp
 from verifier.notions.result import NotionResult
 from verifier.symbolic.solver import find_parameter, z3_api
 

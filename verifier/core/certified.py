@@ -1,0 +1,152 @@
+"""Certified arithmetic with e^ε and ln: interval bounds from MPFR with directed rounding,
+the exact sign of ``a + c·e^ε``, and decimals that are certified truncations.
+
+``e^x`` is transcendental for rational ``x ≠ 0`` (Lindemann), so comparing a rational with
+``e^ε`` by intervals of rising precision always terminates (REFERENCE.md §1).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import gmpy2
+from gmpy2 import mpq, mpz
+
+from verifier.core.errors import InvalidNumber
+from verifier.core.numbers import sign as _sign
+
+if TYPE_CHECKING:
+    from verifier.core.epsilon import Epsilon
+
+__all__ = ["exp_bounds", "log_bounds", "compare_exp", "sign_affine_exp", "decimal_string",
+           "certified_decimal", "MAX_PRECISION"]
+
+MAX_PRECISION = 1 << 20  # bits; far beyond any separation met in practice
+_MAX_PRECISION = MAX_PRECISION
+
+
+# ------------------------------------------------------ certified comparison with e^ε
+
+
+def exp_bounds(nats: mpq, prec: int) -> tuple[mpq, mpq]:
+    """Rationals ``lo ≤ e^nats ≤ hi``, from MPFR evaluation rounded down and up.
+
+    ``exp`` is increasing, so rounding the argument and the result in the same direction
+    gives a valid bound; MPFR's ``exp`` is correctly rounded.
+    """
+    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundDown):
+        lo = mpq(gmpy2.exp(gmpy2.mpfr(nats)))
+    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundUp):
+        hi = mpq(gmpy2.exp(gmpy2.mpfr(nats)))
+    return lo, hi
+
+
+def log_bounds(x: mpq, prec: int) -> tuple[mpq, mpq]:
+    """Rationals ``lo ≤ ln x ≤ hi`` from MPFR rounded down and up."""
+    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundDown):
+        lo = mpq(gmpy2.log(gmpy2.mpfr(x)))
+    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundUp):
+        hi = mpq(gmpy2.log(gmpy2.mpfr(x)))
+    return lo, hi
+
+
+def compare_exp(x: mpq, eps: Epsilon) -> int:
+    """Certified sign of ``x − e^ε`` for rational ``x``.
+
+    Exact when ``e^ε`` is rational; otherwise the precision doubles until the interval
+    enclosing ``e^ε`` excludes ``x``, which happens because ``e^ε`` is irrational.
+    """
+    if eps.infinite:
+        return -1
+    if eps.base is not None:
+        return _sign(x - eps.base)
+    prec = 64
+    while prec <= _MAX_PRECISION:
+        lo, hi = exp_bounds(eps.nats, prec)
+        if x < lo:
+            return -1
+        if x > hi:
+            return 1
+        prec *= 2
+    raise InvalidNumber(  # pragma: no cover - unreachable for rational ε ≠ 0
+        f"could not separate {x} from exp({eps.nats}) at {_MAX_PRECISION} bits"
+    )
+
+
+def sign_affine_exp(a: mpq, c: mpq, eps: Epsilon) -> int:
+    """Certified sign of ``a + c·e^ε`` for rationals ``a``, ``c``."""
+    if c == 0:
+        return _sign(a)
+    if eps.infinite:
+        return _sign(c)
+    # a + c·E > 0  <=>  E > −a/c (c > 0)  or  E < −a/c (c < 0)
+    side = -compare_exp(-a / c, eps)
+    return side if c > 0 else -side
+
+
+# ----------------------------------------------------------------------------- δ
+
+
+def _decimal_parts(x: mpq, digits: int) -> tuple[str, mpz, int]:
+    """Sign, ``digits``-digit truncated mantissa and decimal exponent of ``x ≠ 0``."""
+    sign = "-" if x < 0 else ""
+    x = abs(x)
+    num, den = x.numerator, x.denominator
+    e = num.num_digits(10) - den.num_digits(10)
+    while e > 0 and mpz(10) ** e * den > num or e <= 0 and den > num * mpz(10) ** (-e):
+        e -= 1
+    while (e + 1 >= 0 and mpz(10) ** (e + 1) * den <= num) or (
+        e + 1 < 0 and den <= num * mpz(10) ** (-(e + 1))
+    ):
+        e += 1
+    shift = digits - 1 - e
+    mantissa = num * mpz(10) ** shift // den if shift >= 0 else num // (den * mpz(10) ** (-shift))
+    return sign, mantissa, e
+
+
+def decimal_string(x: mpq, digits: int = 6) -> str:
+    """``x`` truncated (toward 0) to ``digits`` significant digits; exact when it fits.
+
+    >>> decimal_string(mpq(1, 3)), decimal_string(mpq(459, 3125)), decimal_string(mpq(1, 10**120))
+    ('0.333333', '0.14688', '1e-120')
+    """
+    if x == 0:
+        return "0"
+    sign, mantissa, e = _decimal_parts(x, digits)
+    text = str(mantissa).rstrip("0") or "0"
+    if -5 <= e < digits:
+        point = e + 1
+        if point <= 0:
+            body = "0." + "0" * (-point) + text
+        elif point >= len(text):
+            body = text + "0" * (point - len(text))
+        else:
+            body = text[:point] + "." + text[point:]
+        return sign + body
+    body = text[0] + ("." + text[1:] if len(text) > 1 else "")
+    return f"{sign}{body}e{e}"
+
+
+def certified_decimal(enclose, digits: int = 6, max_precision: int = _MAX_PRECISION) -> str:
+    """The decimal truncation shared by every number in ``enclose(prec)`` (rational bounds at
+    ``prec`` bits), with the precision doubled until the bounds agree on ``digits`` digits;
+    an interval ``[lo, hi]`` if they still differ at ``max_precision``."""
+    prec = 64
+    while prec <= max_precision:
+        text = _agreeing_decimal(*enclose(prec), digits)
+        if text is not None:
+            return text
+        prec *= 2
+    lo, hi = enclose(max_precision)
+    return f"[{decimal_string(lo, digits)}, {decimal_string(hi, digits)}]"
+
+
+def _agreeing_decimal(lo: mpq, hi: mpq, digits: int) -> str | None:
+    """The common truncation of every number in ``[lo, hi]``, if there is one."""
+    if lo == hi:
+        return decimal_string(lo, digits)
+    if (lo < 0) != (hi < 0) or lo == 0 or hi == 0:
+        return None
+    a, b = decimal_string(lo, digits), decimal_string(hi, digits)
+    return a if a == b else None
+

@@ -1,0 +1,172 @@
+"""The privacy parameter ε, kept exactly in the form the user wrote it (REFERENCE.md §1).
+
+* ``ln(q)`` with rational ``q ≥ 1`` — then ``E = e^ε = q`` is rational and every δ is an
+  exact rational;
+* a rational number of nats such as ``1/2`` — then ``E`` is irrational (Lindemann: ``e^x`` is
+  transcendental for rational ``x ≠ 0``), a tight δ is ``A − C·e^ε`` with rational ``A, C``;
+* ``inf``.
+
+>>> str(parse_epsilon("ln(3/2)")), str(parse_epsilon("1/2")), str(parse_epsilon(0))
+('ln(3/2)', '1/2', '0')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from gmpy2 import mpq
+
+from verifier.core.certified import certified_decimal, compare_exp, decimal_string, log_bounds
+from verifier.core.errors import InvalidNumber
+from verifier.core.numbers import _DECIMAL_RE, _RATIONAL_RE, format_rational, rational
+from verifier.core.numbers import sign as _sign
+
+__all__ = ["Epsilon", "parse_epsilon"]
+
+
+
+# --------------------------------------------------------------------------- ε
+
+
+@dataclass(frozen=True, slots=True)
+class Epsilon:
+    """A privacy parameter ε ≥ 0, exact.
+
+    Exactly one description holds: ``base`` is the rational ``E = e^ε`` (ε = ln(base)),
+    or ``nats`` is ε itself as a rational ≠ 0 with ``E`` irrational, or ``infinite``.
+    ε = 0 is stored as ``base = 1``. Build with :func:`parse_epsilon`, :meth:`log`,
+    :meth:`of_nats` or :data:`Epsilon.INF`.
+    """
+
+    base: mpq | None = None
+    nats: mpq | None = None
+    infinite: bool = False
+
+    INF: ClassVar[Epsilon]
+    ZERO: ClassVar[Epsilon]
+
+    def __post_init__(self) -> None:
+        given = (self.base is not None) + (self.nats is not None) + bool(self.infinite)
+        if given != 1:
+            raise InvalidNumber("an Epsilon needs exactly one of base, nats or infinite")
+        if self.base is not None:
+            base = rational(self.base, "epsilon base")
+            if base < 1:
+                raise InvalidNumber(f"epsilon base = {format_rational(base)} must be ≥ 1")
+            object.__setattr__(self, "base", base)
+        if self.nats is not None:
+            nats = rational(self.nats, "epsilon")
+            if nats < 0:
+                raise InvalidNumber(f"epsilon = {format_rational(nats)} is negative; ε ≥ 0")
+            if nats == 0:  # canonical: ε = 0 is stored as base 1
+                object.__setattr__(self, "base", mpq(1))
+                nats = None
+            object.__setattr__(self, "nats", nats)
+
+    @staticmethod
+    def log(base: object, name: str = "epsilon") -> Epsilon:
+        """ε = ln(base), for a rational ``base ≥ 1``."""
+        q = rational(base, name)
+        if q < 1:
+            raise InvalidNumber(
+                f"{name} = ln({format_rational(q)}) is negative or undefined; ε must be ≥ 0, "
+                f"so the argument of ln must be ≥ 1"
+            )
+        return Epsilon(base=q)
+
+    @staticmethod
+    def of_nats(value: object, name: str = "epsilon") -> Epsilon:
+        """ε given directly in natural units, a rational ≥ 0."""
+        x = rational(value, name)
+        if x < 0:
+            raise InvalidNumber(f"{name} = {format_rational(x)} is negative; ε must be ≥ 0")
+        return Epsilon(base=mpq(1)) if x == 0 else Epsilon(nats=x)
+
+    @property
+    def is_zero(self) -> bool:
+        return self.base == 1
+
+    @property
+    def rate(self) -> mpq | None:
+        """``E = e^ε`` when it is rational, else ``None``."""
+        return self.base
+
+    def __str__(self) -> str:
+        if self.infinite:
+            return "inf"
+        if self.base is not None:
+            return "0" if self.base == 1 else f"ln({format_rational(self.base)})"
+        return format_rational(self.nats)
+
+    def __repr__(self) -> str:
+        return f"Epsilon({str(self)!r})"
+
+    def approx(self, digits: int = 6) -> str:
+        """A certified decimal approximation of ε (truncated to ``digits`` significant)."""
+        if self.infinite:
+            return "inf"
+        if self.nats is not None:
+            return decimal_string(self.nats, digits)
+        if self.base == 1:
+            return "0"
+        return certified_decimal(lambda prec: log_bounds(self.base, prec), digits)
+
+    def sort_key(self) -> tuple:
+        return (1,) if self.infinite else (0,)
+
+    def compare(self, other: Epsilon) -> int:
+        """Certified sign of ``self − other``."""
+        if self.infinite or other.infinite:
+            return int(self.infinite) - int(other.infinite)
+        if self.base is not None and other.base is not None:
+            return _sign(self.base - other.base)
+        if self.base is not None:  # compare ln(b) with nats  <=>  b with e^nats
+            return compare_exp(self.base, other)
+        if other.base is not None:
+            return -compare_exp(other.base, self)
+        return _sign(self.nats - other.nats)
+
+
+Epsilon.INF = Epsilon(infinite=True)
+Epsilon.ZERO = Epsilon(base=mpq(1))
+
+_LN_RE = re.compile(r"^ln\((.*)\)$")
+
+
+def parse_epsilon(value: object, name: str = "epsilon") -> Epsilon:
+    """Read ε from ``"ln(3/2)"``, ``"1/2"`` (nats), ``"0"``, ``"inf"``, an int or a rational.
+
+    >>> parse_epsilon("ln(2)").rate
+    mpq(2,1)
+    >>> parse_epsilon("ln(x)")
+    Traceback (most recent call last):
+    ...
+    verifier.core.errors.InvalidNumber: epsilon = 'ln(x)': the argument of ln is not a number; write an integer, a fraction ("3/4") or a decimal ("0.25", "1e-6")
+    """
+    if isinstance(value, Epsilon):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if text in ("inf", "+inf", "∞", "infinity"):
+            return Epsilon.INF
+        match = _LN_RE.match(text.replace(" ", ""))
+        if match:
+            try:
+                return Epsilon.log(match.group(1), name)
+            except InvalidNumber as exc:
+                if "argument of ln must be" in str(exc):
+                    raise
+                raise InvalidNumber(
+                    f"{name} = {value!r}: the argument of ln is not a number; write an "
+                    f'integer, a fraction ("3/4") or a decimal ("0.25", "1e-6")'
+                ) from None
+        if not (_RATIONAL_RE.match(text) or _DECIMAL_RE.match(text)):
+            raise InvalidNumber(
+                f'{name} = {value!r} is not an ε; write "ln(q)" with rational q ≥ 1, a '
+                f'rational number of nats such as "1/2", "0" or "inf"'
+            )
+    return Epsilon.of_nats(value, name)
+
+
