@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from verifier.cli import app
 from verifier.core.errors import InvalidArgument, InvalidDistribution, SpecError, UnknownName
+from verifier.io.pso_spec import load_pso_spec
 from verifier.pso.attacks import count_mechanism, interval_attack, interval_buckets
 from verifier.pso.predicates import Predicate, Universe, parse_predicate
-from verifier.pso.report import load_pso_spec
 from verifier.pso.success import (
     Admissible,
     PSOMechanism,

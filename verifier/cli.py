@@ -223,7 +223,8 @@ def guess(
                 for k, v in out.items():
                     typer.echo(f"{k:26} {v}")
             return
-        from verifier.guessing.report import guess_report, load_guess_spec, report_json
+        from verifier.guessing.report import guess_report, report_json
+        from verifier.io.guess_spec import load_guess_spec
         s = load_guess_spec(spec)
         from dataclasses import replace
         if eta is not None:
@@ -255,7 +256,8 @@ def pso(
     progress: ProgressOpt = None,
 ) -> None:
     """Predicate singling out (seed 002): exact success, baseline, and the claim's verdict."""
-    from verifier.pso.report import load_pso_spec, pso_json, pso_report
+    from verifier.io.pso_spec import load_pso_spec
+    from verifier.pso.report import pso_json, pso_report
 
     try:
         s = load_pso_spec(spec)
