@@ -31,6 +31,7 @@ from gmpy2 import mpq
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.errors import InvalidArgument, UnknownName
 from verifier.core.numbers import format_rational, probability, rational
+from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
 
 __all__ = [
     "Mechanism",
@@ -184,7 +185,7 @@ def randomized_response(truth: object, values: Sequence[Hashable]) -> Mechanism:
     domain = list(dict.fromkeys(values))
     if len(domain) < 2:
         raise InvalidArgument(f"values = {list(values)!r}: randomized response needs ≥ 2 values")
-    other = (1 - t) / (len(domain) - 1)
+    t, other = randomized_response_weights(t, len(domain))
     per_value = {v: Dist._trusted({u: (t if u == v else other) for u in domain
                                    if (t if u == v else other) != 0}) for v in domain}
 
@@ -198,13 +199,8 @@ def randomized_response(truth: object, values: Sequence[Hashable]) -> Mechanism:
 
 
 def _geometric_clamped(c: int, n: int, alpha: mpq) -> Dist:
-    inner = (1 - alpha) / (1 + alpha)
-    weights = {j: inner * alpha ** abs(j - c) for j in range(1, n)}
-    if n == 0:
-        return Dist.point(0)
-    weights[0] = alpha ** c / (1 + alpha)
-    weights[n] = alpha ** (n - c) / (1 + alpha)
-    return Dist._trusted({k: w for k, w in weights.items() if w != 0})
+    weights = geometric_clamped_weights(c, n, alpha)
+    return Dist._trusted({k: mpq(w) for k, w in weights.items() if w != 0})
 
 
 def geometric_count(values: Sequence[Hashable] = (1,), alpha: object = "1/2") -> Mechanism:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from verifier.core.budget import Budget
 from verifier.core.epsilon import parse_epsilon
-from verifier.core.errors import InvalidArgument, UnknownName
+from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import probability
 from verifier.engines.choice import build_tables
 from verifier.engines.counts import Progress
@@ -24,11 +24,11 @@ from verifier.notions.partial import (
     ppk_cases,
     tables_for,
 )
+from verifier.notions.registry import APKDP, DP, NOTIONS, PPKDP, notion
 from verifier.notions.result import NotionResult, summarize
 
 __all__ = ["NOTIONS", "Report", "Analysis", "analyse", "check_partial", "check_notions"]
 
-NOTIONS = ("dp", "apkdp", "ppkdp", "noiseless")
 
 
 @dataclass(frozen=True)
@@ -83,25 +83,22 @@ class Analysis:
         """Decide each notion in ``notions`` for the claim (ε, δ)."""
         eps = parse_epsilon(epsilon)
         d = probability(delta, "delta")
-        for notion in notions:
-            if notion not in NOTIONS:
-                raise UnknownName(
-                    f"notion {notion!r} is unknown; known notions: {', '.join(NOTIONS)}")
+        asked = [notion(name) for name in notions]
         results: dict[str, NotionResult] = {}
-        for notion in notions:
-            if notion == "dp":
+        for n in asked:
+            if n is DP:
                 results["dp"] = summarize("dp", self._dp(), eps, d)
-            elif notion == "apkdp":
-                tables = self._need_tables(notion)
+            elif n is APKDP:
+                tables = self._need_tables(n.key)
                 rows = background_rows(tables, self.pairs, eps, d)
                 results["apkdp"] = summarize(
                     "apkdp", (c for t in tables for c in apk_cases(t, self.pairs)), eps, d, rows)
-            elif notion == "ppkdp":
-                tables = self._need_tables(notion)
+            elif n is PPKDP:
+                tables = self._need_tables(n.key)
                 results["ppkdp"] = summarize(
                     "ppkdp", (c for t in tables for c in ppk_cases(t, self.pairs)), eps, d)
             else:  # noiseless: conditioned on D(i) alone (seed 003, Definition 3)
-                tables = self._need_tables(notion)
+                tables = self._need_tables(n.key)
                 if self._plain is None:
                     self._plain = [Table(t.model, 0, t.table.without_background(), t.engine)
                                    for t in tables if t.knowledge == 0]
@@ -150,12 +147,9 @@ def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,
     """
     parse_epsilon(epsilon)
     probability(delta, "delta")
-    for notion in notions:
-        if notion not in NOTIONS:
-            raise UnknownName(f"notion {notion!r} is unknown; known notions: {', '.join(NOTIONS)}")
-    partial = [x for x in notions if x != "dp"]
+    partial = [n for n in map(notion, notions) if n.needs_model]
     if partial and models is None:
-        raise InvalidArgument(f"notion {partial[0]!r} needs a data model (a prior)")
+        raise InvalidArgument(f"notion {partial[0].key!r} needs a data model (a prior)")
     analysis = analyse(mech, values=values, records=records,
                        models=models if partial else None, knowledge=knowledge,
                        targets=targets, pairs=pairs, budget=budget, engine=engine,

@@ -28,6 +28,7 @@ from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import format_rational, probability, rational
 from verifier.model.data import check_domain, check_records
+from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
 from verifier.model.mechanisms import build_mechanism
 from verifier.notions.dp import check_dp
 from verifier.notions.result import NotionResult
@@ -40,31 +41,20 @@ SymbolicKernel = Callable[[tuple, object, Sequence[Hashable], dict], dict]
 
 def _rr(db: tuple, t, values: Sequence[Hashable], params: dict) -> dict:
     """Randomized response on every record with symbolic ``truth = t``."""
-    other = (1 - t) / (len(values) - 1)
+    same, other = randomized_response_weights(t, len(values))
     out = {}
     for reports in product(values, repeat=len(db)):
         p = 1
-        for x, y in zip(db, reports):
-            p = p * (t if x == y else other)
+        for x, y in zip(db, reports, strict=True):
+            p = p * (same if x == y else other)
         out[reports] = p
     return out
-
-
-def _power(a, k: int):
-    result = 1
-    for _ in range(k):
-        result = result * a
-    return result
 
 
 def _geometric(db: tuple, a, values: Sequence[Hashable], params: dict) -> dict:
     """The clamped geometric count with symbolic ``alpha = a`` (see mechanisms.geometric_count)."""
     counted = set(params.get("counts", [1]))
-    c, n = sum(1 for x in db if x in counted), len(db)
-    out = {j: (1 - a) / (1 + a) * _power(a, abs(j - c)) for j in range(1, n)}
-    out[0] = _power(a, c) / (1 + a)
-    out[n] = _power(a, n - c) / (1 + a) if n > 0 else 1
-    return out
+    return geometric_clamped_weights(sum(1 for x in db if x in counted), len(db), a)
 
 
 FAMILIES: dict[tuple[str, str], SymbolicKernel] = {

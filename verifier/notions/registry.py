@@ -1,0 +1,68 @@
+"""The privacy notions plrv decides, one record each.
+
+A notion is named in spec files (``notions = ["apkdp"]``) and on the command line by its
+``key``; everything else about it (its title, the seed it comes from, whether it needs a data
+model, how it is read off the joint table) is looked up here rather than spelled out by string
+comparisons across the package.
+
+>>> notion("ppkdp").title
+'PPK-DP (passive attacker)'
+>>> notion("pkdp")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+verifier.core.errors.UnknownName: notion 'pkdp' is unknown; known notions: dp, apkdp, ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from verifier.core.errors import UnknownName
+
+__all__ = ["Notion", "Conditioning", "DP", "APKDP", "PPKDP", "NOISELESS", "NOTIONS", "notion"]
+
+
+class Conditioning(Enum):
+    """What the two compared output laws are conditioned on."""
+
+    NEIGHBOURS = "neighbouring databases"            # classical DP
+    VALUE_AND_CHOSEN_BACKGROUND = "D(i) and a background value the attacker chooses"
+    VALUE_AND_DRAWN_BACKGROUND = "D(i) and a background value drawn with the data"
+    VALUE = "D(i) alone"
+
+
+@dataclass(frozen=True, slots=True)
+class Notion:
+    """A privacy notion: its key, its name for people, its source and what it needs."""
+
+    key: str
+    title: str
+    label: str                  # short, for plot legends
+    source: str                 # where the definition comes from
+    conditioning: Conditioning
+    needs_model: bool           # needs a data model Θ (a prior), not only the mechanism
+
+    def __str__(self) -> str:
+        return self.key
+
+
+DP = Notion("dp", "(ε,δ)-DP", "DP", "seed 003, Definition 2 and Lemma 1",
+            Conditioning.NEIGHBOURS, needs_model=False)
+APKDP = Notion("apkdp", "APK-DP (active attacker)", "active (APK)", "seed 003, Definition 6",
+               Conditioning.VALUE_AND_CHOSEN_BACKGROUND, needs_model=True)
+PPKDP = Notion("ppkdp", "PPK-DP (passive attacker)", "passive (PPK)", "seed 003, Definition 7",
+               Conditioning.VALUE_AND_DRAWN_BACKGROUND, needs_model=True)
+NOISELESS = Notion("noiseless", "noiseless privacy", "noiseless", "seed 003, Definition 3",
+                   Conditioning.VALUE, needs_model=True)
+
+NOTIONS: dict[str, Notion] = {n.key: n for n in (DP, APKDP, PPKDP, NOISELESS)}
+
+
+def notion(name: object) -> Notion:
+    """The notion called ``name`` (a key such as ``"apkdp"``, or a :class:`Notion`)."""
+    if isinstance(name, Notion):
+        return name
+    if isinstance(name, str) and name in NOTIONS:
+        return NOTIONS[name]
+    raise UnknownName(f"notion {name!r} is unknown; known notions: {', '.join(NOTIONS)}")
