@@ -7,6 +7,7 @@ the exact sign of ``a + c·e^ε``, and decimals that are certified truncations.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import gmpy2
@@ -60,9 +61,11 @@ def compare_exp(x: mpq, eps: Epsilon) -> int:
         return -1
     if eps.base is not None:
         return _sign(x - eps.base)
+    nats = eps.nats
+    assert nats is not None  # ε is exactly one of ln(base), nats, inf
     prec = 64
     while prec <= _MAX_PRECISION:
-        lo, hi = exp_bounds(eps.nats, prec)
+        lo, hi = exp_bounds(nats, prec)
         if x < lo:
             return -1
         if x > hi:
@@ -127,13 +130,15 @@ def decimal_string(x: mpq, digits: int = 6) -> str:
     return f"{sign}{body}e{e}"
 
 
-def certified_decimal(enclose, digits: int = 6, max_precision: int = _MAX_PRECISION) -> str:
+def certified_decimal(enclose: Callable[[int], tuple[mpq, mpq]], digits: int = 6,
+                      max_precision: int = _MAX_PRECISION) -> str:
     """The decimal truncation shared by every number in ``enclose(prec)`` (rational bounds at
     ``prec`` bits), with the precision doubled until the bounds agree on ``digits`` digits;
     an interval ``[lo, hi]`` if they still differ at ``max_precision``."""
     prec = 64
     while prec <= max_precision:
-        text = _agreeing_decimal(*enclose(prec), digits)
+        lo, hi = enclose(prec)
+        text = _agreeing_decimal(lo, hi, digits)
         if text is not None:
             return text
         prec *= 2

@@ -36,6 +36,13 @@ class Delta:
         return Delta(mpq(a), mpq(c), epsilon)
 
     @property
+    def _nats(self) -> mpq:
+        """ε in nats; δ has an ``e^ε`` term (``c ≠ 0``) only when ε is such a rational."""
+        nats = self.epsilon.nats
+        assert nats is not None
+        return nats
+
+    @property
     def is_rational(self) -> bool:
         return self.c == 0
 
@@ -84,7 +91,7 @@ class Delta:
             return format_rational(self.a)
         c = format_rational(abs(self.c))
         sign = "-" if self.c > 0 else "+"
-        return f"{format_rational(self.a)} {sign} {c}*exp({format_rational(self.epsilon.nats)})"
+        return f"{format_rational(self.a)} {sign} {c}*exp({format_rational(self._nats)})"
 
     def __repr__(self) -> str:
         return f"Delta({str(self)!r})"
@@ -93,7 +100,7 @@ class Delta:
         """Rationals enclosing δ, from a ``prec``-bit enclosure of ``e^ε``."""
         if self.c == 0:
             return self.a, self.a
-        lo, hi = exp_bounds(self.epsilon.nats, prec)
+        lo, hi = exp_bounds(self._nats, prec)
         ends = (self.a - self.c * lo, self.a - self.c * hi)
         return min(ends), max(ends)
 

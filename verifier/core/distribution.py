@@ -69,6 +69,9 @@ class Dist:
     """An immutable finite distribution ``{outcome: probability}`` with exact weights."""
 
     __slots__ = ("_items", "_weights", "_hash")
+    _items: tuple[tuple[Hashable, mpq], ...]
+    _weights: dict[Hashable, mpq]
+    _hash: int | None
 
     def __init__(self, weights: Mapping[Hashable, object] | Iterable[tuple[Hashable, object]],
                  *, name: str = "distribution"):
@@ -88,14 +91,14 @@ class Dist:
             )
         self._init_trusted({k: v for k, v in merged.items() if v != 0})
 
-    def _init_trusted(self, weights: dict[Hashable, mpq]) -> None:
+    def _init_trusted(self, weights: Mapping[Any, mpq]) -> None:
         items = tuple(sorted(weights.items(), key=lambda kv: sort_key(kv[0])))
         object.__setattr__(self, "_items", items)
         object.__setattr__(self, "_weights", dict(items))
         object.__setattr__(self, "_hash", None)
 
     @classmethod
-    def _trusted(cls, weights: dict[Hashable, mpq]) -> Dist:
+    def _trusted(cls, weights: Mapping[Any, mpq]) -> Dist:
         """Build from weights already exact, positive and summing to 1 (internal)."""
         d = cls.__new__(cls)
         d._init_trusted(weights)
@@ -149,9 +152,11 @@ class Dist:
         return isinstance(other, Dist) and self._weights == other._weights
 
     def __hash__(self) -> int:
-        if self._hash is None:
-            object.__setattr__(self, "_hash", hash(frozenset(self._weights.items())))
-        return self._hash
+        h = self._hash
+        if h is None:
+            h = hash(frozenset(self._weights.items()))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def __repr__(self) -> str:
         body = ", ".join(f"{k!r}: {format_rational(v)}" for k, v in self._items)
@@ -206,4 +211,4 @@ class Dist:
 
     def marginal(self, index: int) -> Dist:
         """The distribution of the ``index``-th coordinate of tuple outcomes."""
-        return self.map(lambda t: t[index])
+        return self.map(lambda t: t[index])  # type: ignore[index]

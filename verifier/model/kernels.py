@@ -32,12 +32,13 @@ def power(a: T, k: int) -> T:
     result: Any = 1
     for _ in range(k):
         result = result * a
-    return result  # type: ignore[no-any-return]
+    return result
 
 
 def randomized_response_weights(t: T, k: int) -> tuple[T, T]:
     """``(P[report = value], P[report = a given other value])`` on ``k ≥ 2`` values."""
-    return t, (1 - t) / (k - 1)  # type: ignore[operator]
+    s: Any = t
+    return s, (1 - s) / (k - 1)
 
 
 def geometric_clamped_weights(c: int, n: int, alpha: T) -> dict[int, T]:

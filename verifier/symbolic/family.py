@@ -127,6 +127,7 @@ def check_family(kind: str, param: str, lo: object, hi: object, *, values: Seque
         if answer.status == "unknown":
             return FamilyResult("unknown", param, (lo_q, hi_q), detail=f"z3: {answer.reason}")
         t = answer.witness
+        assert t is not None  # a sat answer carries its rational witness
         mech = build_mechanism(kind, {**params, param: t}, domain)
         exact = check_dp(mech, domain, n, eps, d)
         if not exact.holds:
