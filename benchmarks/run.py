@@ -1,29 +1,37 @@
-"""Benchmarks of the count engine (run: python benchmarks/run.py [--json PATH] [--quick]).
+"""Benchmarks of the count engine (run: python benchmarks/run.py [--out PATH] [--quick]).
 
-1. count engine against brute force on the same instance, n = 8..20 (same exact results);
-2. count engine against the straightforward Fraction implementation (fraction_baseline.py) at
-   n = 500, in the same run: the speed-up ratio, with identical exact results;
-3. growth of the Example 7 analysis from n = 125 to n = 1000 (p = 10^-6, threshold n/10,
-   n/10 known votes): time for each n and the ratio of each doubling.
+1. count engine against brute force on the same instance, n = 8..16 (same exact results);
+2. Example 7 (p = 10^-6, threshold n/10, n/10 votes known, ε = ln 2) at n = 1000 and
+   10,000 against the reference (reference_example7.py: an independent integer
+   prefix/suffix-sum implementation of the closed form), both timed in this run, each n in a
+   fresh process (so its peak memory is its own), the exact δ asserted equal;
+3. certified enclosures (ball arithmetic) of Example 7 at n = 10^6: time and relative width;
+4. the Figure 3.4 sweep (29 thresholds × 3 values of p, 87 analyses);
+5. brute-force DP: the cost per pair of output distributions, and the pairs memoised;
+6. start-up: ``plrv --help``.
 
 Timings are wall-clock seconds on this machine; the ratios are what carries over. Results go
-to benchmarks/results/latest.json (or --json PATH).
+to benchmarks/results/run.json, which git ignores (or --out PATH; never to a file git tracks).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import platform
+import resource
+import subprocess
 import sys
 import time
 from fractions import Fraction
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 
-from fraction_baseline import apk_ppk
+from reference_example7 import apk_ppk  # noqa: E402
 
-from verifier import analyse, iid, known_indices, threshold_count
+from verifier import analyse, iid, known_indices, threshold_count  # noqa: E402
 
 P = "1/1000000"
 
@@ -44,6 +52,10 @@ def log(msg: str) -> None:
     print(msg, flush=True)
 
 
+def _fraction(x) -> Fraction:
+    return Fraction(int(x.numerator), int(x.denominator))
+
+
 def bench_brute(sizes) -> list[dict]:
     rows = []
     for n in sizes:
@@ -52,53 +64,142 @@ def bench_brute(sizes) -> list[dict]:
         assert (fa, fp) == (sa, sp), f"engines disagree at n = {n}"
         rows.append({"n": n, "counts_s": round(fast, 4), "brute_s": round(slow, 4),
                      "speedup": round(slow / fast, 1)})
-        log(f"  n = {n:3}: counts {fast:8.3f} s, brute force {slow:8.3f} s, ×{slow / fast:.0f}")
+        log(f"  n = {n:3}: counts {fast:8.4f} s, brute force {slow:8.3f} s, ×{slow / fast:.0f}")
     return rows
 
 
-def bench_fraction(n: int) -> dict:
-    fast, fa, fp = example7(n)
-    start = time.perf_counter()
-    ba, bp = apk_ppk(n, Fraction(P), n // 10, n // 10, Fraction(2))
-    slow = time.perf_counter() - start
-    same = (Fraction(int(fa.numerator), int(fa.denominator)) == ba and
-            Fraction(int(fp.numerator), int(fp.denominator)) == bp)
-    assert same, "the count engine and the Fraction baseline disagree"
-    log(f"  n = {n}: plrv {fast:.2f} s, Fraction baseline {slow:.2f} s, ×{slow / fast:.1f}, "
-        f"identical exact δ: {same}")
-    return {"n": n, "plrv_s": round(fast, 3), "fraction_s": round(slow, 3),
-            "speedup": round(slow / fast, 1), "identical": same}
+def one_reference_run(n: int, repeats: int) -> dict:
+    """In a fresh process: plrv and the reference on Example 7 at n (best of ``repeats``),
+    exact equality asserted, and the process's peak memory."""
+    plrv = [example7(n) for _ in range(repeats)]
+    elapsed, apk, ppk = min(plrv, key=lambda r: r[0])
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    ref = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        values = apk_ppk(n)
+        ref.append((time.perf_counter() - start, values))
+    ref_s, (ref_apk, ref_ppk) = min(ref, key=lambda r: r[0])
+    same = _fraction(apk) == ref_apk and _fraction(ppk) == ref_ppk
+    assert same, f"plrv and the reference disagree at n = {n}"
+    return {"n": n, "plrv_s": round(elapsed, 4), "reference_s": round(ref_s, 4),
+            "ratio": round(elapsed / ref_s, 1), "identical": same,
+            "peak_memory_mb": round(peak / 2**20), "apk_delta_digits": len(str(apk.denominator)),
+            "ppk_delta_digits": len(str(ppk.denominator))}
 
 
-def bench_growth(sizes, repeats: int = 3) -> list[dict]:
-    """Best of ``repeats`` runs for each n (the minimum is the least disturbed by the machine)."""
-    rows, previous = [], None
+def bench_reference(sizes) -> list[dict]:
+    rows = []
     for n in sizes:
-        runs = [example7(n) for _ in range(repeats)]
-        elapsed, apk, ppk = min(runs, key=lambda r: r[0])
-        row = {"n": n, "seconds": round(elapsed, 3),
-               "apk_delta_digits": len(str(apk)), "ppk_delta_digits": len(str(ppk))}
-        if previous:
-            row["ratio_to_half"] = round(elapsed / previous, 2)
+        out = subprocess.run([sys.executable, __file__, "--one", str(n)], check=True,
+                             capture_output=True, text=True).stdout
+        row = json.loads(out.strip().splitlines()[-1])
         rows.append(row)
-        previous = elapsed
-        log(f"  n = {n:4}: {elapsed:6.2f} s" + (f"  (×{row['ratio_to_half']} for 2n)"
-                                                  if "ratio_to_half" in row else ""))
+        log(f"  n = {n:5}: plrv {row['plrv_s']:.3f} s, reference {row['reference_s']:.4f} s, "
+            f"×{row['ratio']}, peak memory {row['peak_memory_mb']} MB, identical exact δ: "
+            f"{row['identical']}")
     return rows
+
+
+def bench_certified(n: int) -> dict:
+    from verifier.engines.enclosure import certified_partial
+    t = m = n // 10
+    model = iid([str(1 - Fraction(P)), P], [0, 1], n)
+    start = time.perf_counter()
+    r = certified_partial(threshold_count([1], t), model, known_indices(range(m)), n - 1,
+                          "ln(2)", "1e-100")
+    elapsed = time.perf_counter() - start
+    widths = {k: f"{float(v.relative_width):.1e}" for k, v in r.results.items()}
+    log(f"  n = {n}: {elapsed:.1f} s, relative widths {widths}, verdicts {r.verdicts}")
+    return {"n": n, "seconds": round(elapsed, 2), "relative_width": widths,
+            "verdicts": {k: v for k, v in r.verdicts.items()}, "precision_bits": r.precision}
+
+
+def bench_sweep() -> dict:
+    from verifier.io.spec import load_spec
+    from verifier.notions.sweep import parse_range, threshold_sweep
+    spec = load_spec(HERE.parent / "examples" / "figure_3_4.toml")
+    start = time.perf_counter()
+    threshold_sweep(spec, parse_range("2..30"), ["1/10000", "1/2000", "1/1000"])
+    elapsed = time.perf_counter() - start
+    log(f"  Figure 3.4, 87 analyses: {elapsed:.2f} s")
+    return {"analyses": 87, "seconds": round(elapsed, 2)}
+
+
+def bench_pairs(n: int) -> list[dict]:
+    """DP by brute force: time per distinct pair of output laws; pairs met again are free."""
+    from gmpy2 import mpq
+
+    from verifier import Budget, count, randomized_response
+    from verifier.core.epsilon import parse_epsilon
+    from verifier.notions.dp import LossMemo, dp_cases
+    from verifier.notions.result import summarize
+    rows = []
+    for mech in (randomized_response("3/4", [0, 1]), count([1])):
+        memo = LossMemo()
+        start = time.perf_counter()
+        summarize("dp", dp_cases(mech, [0, 1], n, Budget(max_work=1 << 40), "brute", memo),
+                  parse_epsilon("ln(2)"), mpq(0))
+        elapsed = time.perf_counter() - start
+        per = elapsed / max(memo.computed, 1)
+        rows.append({"mechanism": mech.name, "n": n, "seconds": round(elapsed, 3),
+                     "pairs_computed": memo.computed, "pairs_reused": memo.reused,
+                     "ms_per_computed_pair": round(per * 1000, 3)})
+        log(f"  {mech.name}, n = {n}: {elapsed:.2f} s, {memo.computed} pairs of laws computed "
+            f"({per * 1000:.2f} ms each), {memo.reused} met again (memoised)")
+    return rows
+
+
+def bench_startup() -> dict:
+    runs = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run(["plrv", "--help"], check=True, capture_output=True)
+        runs.append(time.perf_counter() - start)
+    log(f"  plrv --help: {min(runs):.2f} s")
+    return {"help_s": round(min(runs), 3)}
+
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "run.json"  # git-ignored
+
+
+def output_path(argv: list[str]) -> Path:
+    """Where the results go: ``--out PATH`` (or ``--json PATH``), by default
+    benchmarks/results/run.json, which git ignores; a file git tracks is never overwritten."""
+    flag = next((f for f in ("--out", "--json") if f in argv), None)
+    if flag is not None and argv.index(flag) + 1 >= len(argv):
+        sys.exit(f"error: {flag} needs a file name")
+    out = Path(argv[argv.index(flag) + 1]) if flag is not None else DEFAULT_OUT
+    tracked = subprocess.run(["git", "ls-files", "--error-unmatch", out.name],
+                             cwd=out.resolve().parent if out.resolve().parent.is_dir() else None,
+                             capture_output=True).returncode == 0
+    if tracked:
+        sys.exit(f"error: {out} is tracked by git; write the results elsewhere (--out PATH)")
+    return out
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--one"]:
+        n = int(sys.argv[2])
+        print(json.dumps(one_reference_run(n, 3 if n <= 2000 else 1)))
+        return
     quick = "--quick" in sys.argv
-    out = Path(sys.argv[sys.argv.index("--json") + 1]) if "--json" in sys.argv else \
-        Path(__file__).resolve().parent / "results" / "latest.json"
-    results = {"machine": f"{platform.machine()}, {platform.python_version()}",
+    out = output_path(sys.argv)
+    results = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+                          f"{platform.python_version()}",
                "date": time.strftime("%Y-%m-%d")}
     log("1. count engine vs brute force (p = 1/10, threshold n/10, n/10 known)")
-    results["vs_brute_force"] = bench_brute([8, 12, 16] if quick else [8, 10, 12, 14, 16, 18, 20])
-    log("2. count engine vs the straightforward Fraction implementation")
-    results["vs_fraction"] = bench_fraction(200 if quick else 500)
-    log("3. growth of the Example 7 analysis")
-    results["growth"] = bench_growth([125, 250] if quick else [125, 250, 500, 1000])
+    results["vs_brute_force"] = bench_brute([8, 12] if quick else [8, 10, 12, 14, 16])
+    log("2. Example 7 against the reference (integer prefix/suffix sums)")
+    results["vs_reference"] = bench_reference([1000] if quick else [1000, 10000])
+    log("3. certified enclosures (ball arithmetic)")
+    results["certified"] = bench_certified(10**5 if quick else 10**6)
+    log("4. sweep")
+    results["sweep"] = bench_sweep()
+    log("5. brute-force DP: pairs of output laws")
+    results["brute_pairs"] = bench_pairs(6 if quick else 8)
+    log("6. start-up")
+    results["startup"] = bench_startup()
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1))
     log(f"written to {out}")

@@ -27,6 +27,7 @@ from verifier.engines.choice import joint_tables
 from verifier.engines.counts import KnownCounts, compositions, count_law
 
 EPSILONS = [parse_epsilon(e) for e in ("0", "ln(2)", "1/2")]
+DELTAS = ["0", "1/100", "1/3"]  # tight ε at δ = 0 (the largest loss) and on a linear piece
 
 
 def symmetric_table_mechanism(draw, values, n):
@@ -71,11 +72,11 @@ def test_engines_agree(inst):
     expected = expected.merge_backgrounds(classes(model.values)) if known else \
         expected.without_background()
     assert fast[target] == expected
-    for eps in EPSILONS:
+    for eps, delta in zip(EPSILONS, DELTAS, strict=True):
         a = check_partial(mech, model, knowledge=know, targets=target, epsilon=eps,
-                          notions=["apkdp", "ppkdp", "noiseless"], engine="brute")
+                          delta=delta, notions=["apkdp", "ppkdp", "noiseless"], engine="brute")
         b = check_partial(mech, model, knowledge=know, targets=target, epsilon=eps,
-                          notions=["apkdp", "ppkdp", "noiseless"], engine="counts")
+                          delta=delta, notions=["apkdp", "ppkdp", "noiseless"], engine="counts")
         for notion in ("apkdp", "ppkdp", "noiseless"):
             assert a.results[notion].delta == b.results[notion].delta
             assert a.results[notion].epsilon == b.results[notion].epsilon
@@ -117,13 +118,15 @@ def test_counts_engine_refuses_when_it_does_not_apply():
 
 
 def test_count_budget():
+    # a randomized mechanism takes the general route: target value (2) × other counts (50)
     from verifier import Budget
     with pytest.raises(BudgetExceeded) as info:
-        joint_tables(iid(["1/2", "1/2"], [0, 1], 50), count([1]), known_indices([]), [0],
-                     Budget(max_combinations=10))
-    assert str(info.value) == ("the count engine needs 100 combinations of counts, over the "
-                               "budget of 10; use fewer records or values, or raise the budget "
-                               "(--budget-counts 100)")
+        joint_tables(iid(["1/2", "1/2"], [0, 1], 50), geometric_count([1], "1/2"),
+                     known_indices([]), [0], Budget(max_combinations=10))
+    assert str(info.value) == (
+        "limits.combinations: the count engine's combinations of counts: 100, over the limit "
+        "of 10; raise it with limits.combinations in the spec or --budget-counts, or use fewer "
+        "records or values")
 
 
 def test_auto_picks_counts_and_scales():
@@ -132,3 +135,23 @@ def test_auto_picks_counts_and_scales():
                       notions=["apkdp", "ppkdp"])
     assert r.info[0].startswith("count engine")
     assert r.results["apkdp"].delta >= r.results["ppkdp"].delta  # Lemma 5
+
+
+@pytest.mark.parametrize("name, f", [
+    ("count mod 3", lambda db: sum(db) % 3),                     # outputs with many intervals
+    ("middle band", lambda db: "band" if 2 <= sum(db) <= 4 else sum(db)),
+    ("two-sided threshold", lambda db: sum(db) if sum(db) in (0, 1, 6, 7) else None),
+])
+def test_non_monotone_functions_of_the_count(name, f):
+    # deterministic, not thresholds: preimages are unions of intervals, singletons in runs
+    mech = mechanism(f, name, symmetric=True)
+    model = iid(["2/3", "1/3"], [0, 1], 7)
+    for known in ((), (0,), (0, 1, 2)):
+        for eps, delta in zip(EPSILONS, DELTAS, strict=True):
+            kw = dict(knowledge=known_indices(known), targets=6, epsilon=eps, delta=delta,
+                      notions=["apkdp", "ppkdp", "noiseless"])
+            a = check_partial(mech, model, engine="brute", **kw)
+            b = check_partial(mech, model, engine="counts", **kw)
+            for notion in ("apkdp", "ppkdp", "noiseless"):
+                assert a.results[notion].delta == b.results[notion].delta, (name, known, notion)
+                assert a.results[notion].epsilon == b.results[notion].epsilon

@@ -17,9 +17,18 @@ same APK loss, and ``P[B | D(i)=a]`` adds up over the class, so the class table 
 same APK, PPK and noiseless δ as the table over individual ``B``. A class stands for
 ``|K|! / Π_v c_K(v)!`` background values (:attr:`KnownCounts.multiplicity`).
 
-Cost: masses are integers over one common denominator (the product of the priors'
-denominators and of the mechanism's), so the inner sums add integers; one rational is formed
-per (target value, class).
+Two routes:
+
+* records on two values and a deterministic mechanism (every symmetric mechanism on two values
+  is a function of the number of ones): the table is kept as one law
+  (:mod:`verifier.engines.shift_table`), ``O(n)`` integers whatever the knowledge;
+* otherwise (randomized mechanisms, more values) the table is built row by row, each cell a
+  sum over the other records' count vectors. Masses are integers over one common denominator
+  (the product of the priors' denominators and of the mechanism's), so the inner sums add
+  integers; one rational is formed per (target value, class).
+
+:func:`count_estimate` gives the work and the memory (bytes of digits) of either route from
+the spec, before anything is built.
 """
 
 from __future__ import annotations
@@ -34,12 +43,13 @@ from verifier.core.budget import Budget
 from verifier.core.distribution import Dist
 from verifier.core.errors import BudgetExceeded
 from verifier.engines.joint import JointTable
+from verifier.engines.shift_table import Preimages, preimages, shift_tables
 from verifier.model.data import IndependentData
 from verifier.model.knowledge import NOTHING, Knowledge
 from verifier.model.mechanisms import Mechanism
 
-__all__ = ["KnownCounts", "count_law", "count_tables", "count_work", "compositions",
-           "Progress"]
+__all__ = ["KnownCounts", "count_law", "count_tables", "count_work", "count_estimate",
+           "compositions", "shift_route", "Progress"]
 
 Vector = tuple[int, ...]
 Progress = Callable[[int, int], None]
@@ -62,13 +72,14 @@ class KnownCounts:
         return m
 
     def __repr__(self) -> str:
-        return "#{" + ", ".join(f"{v!r}: {c}" for v, c in zip(self.values, self.counts)) + "}"
+        pairs = zip(self.values, self.counts, strict=True)
+        return "#{" + ", ".join(f"{v!r}: {c}" for v, c in pairs) + "}"
 
     def __sort_key__(self) -> tuple:
         return self.counts
 
     def as_dict(self) -> dict:
-        return {"known_counts": {str(v): c for v, c in zip(self.values, self.counts)},
+        return {"known_counts": {str(v): c for v, c in zip(self.values, self.counts, strict=True)},
                 "stands_for": int(self.multiplicity)}
 
 
@@ -107,13 +118,13 @@ def count_law(priors: Sequence[Dist], values: tuple) -> tuple[dict[Vector, mpz],
         return {(0,) * k: mpz(1)}, mpz(1)
     if all(p == priors[0] for p in priors):
         weights, d = _integer_prior(priors[0], values)
-        law = {}
+        multinomial: dict[Vector, mpz] = {}
         for c in compositions(u, k, [w != 0 for w in weights]):
             n = fac(u)
-            for cv, w in zip(c, weights):
+            for cv, w in zip(c, weights, strict=True):
                 n = n // fac(cv) * w ** cv
-            law[c] = n
-        return law, d ** u
+            multinomial[c] = n
+        return multinomial, d ** u
     law: dict[Vector, mpz] = {(0,) * k: mpz(1)}
     scale = mpz(1)
     for prior in priors:
@@ -141,10 +152,87 @@ def count_work(data: IndependentData, know: Knowledge, targets: Sequence[int]) -
     return len(targets) * k * _vector_count(m, k) * _vector_count(u, k)
 
 
+_LAST_PREIMAGES: list = []  # (mechanism, values, n, preimages) of the last look-up
+
+
+def shift_route(data: IndependentData, mech: Mechanism) -> Preimages | None:
+    """The preimages of a deterministic mechanism on two values (the linear route), else
+    None. ``n + 1`` calls of ``on_counts``; the last answer is kept (the estimate and the
+    build ask for the same)."""
+    if len(data.values) != 2 or mech.on_counts is None:
+        return None
+    if _LAST_PREIMAGES:
+        m, values, n, pre = _LAST_PREIMAGES[0]
+        if m is mech and values == data.values and n == data.n:
+            return pre
+    pre = preimages(mech, data.values, data.n)
+    _LAST_PREIMAGES[:] = [(mech, data.values, data.n, pre)]
+    return pre
+
+
+def _denominator_bits(priors: Sequence[Dist]) -> int:
+    """Bits of the product of the priors' common denominators (a count law's scale)."""
+    bits: dict[int, int] = {}  # i.i.d. models repeat one prior object
+    for p in priors:
+        if id(p) not in bits:
+            bits[id(p)] = int(reduce(lcm, (w.denominator for _, w in p.items()),
+                                     mpz(1)).bit_length())
+    return sum(bits[id(p)] for p in priors)
+
+
+def count_estimate(data: IndependentData, mech: Mechanism, know: Knowledge,
+                   targets: Sequence[int]) -> tuple[int, int]:
+    """``(work, bytes)`` of the count engine for this spec, before anything is built.
+
+    ``bytes`` counts the digits of the exact numbers held at once (``b/8 + 32`` bytes for a
+    number of ``b`` bits, with its header).
+
+    * Linear route (two values, deterministic mechanism; :func:`shift_route`): per distinct
+      law, ``2(u+2)`` integers of ``b_U`` bits (the law of the ``u`` other records and its
+      prefix sums, ``b_U`` the bits of the product of their priors' denominators),
+      ``2(m+2)`` of ``b_K`` bits for the ``m`` known records and, for noiseless privacy,
+      ``2(n+1)`` of ``b_U + b_K`` bits; laws are shared by the targets when the records are
+      i.i.d. Work: ``T·(n + 1)`` to build the laws plus, per target, ordered pair and class,
+      ``R + I + 1`` interval sums (``R`` runs of singleton outputs, ``I`` intervals of the
+      others) for each of about ``2·log2(n)`` bisection steps.
+    * General route: :func:`count_work` combinations; the count laws (``L_K``, ``L_U``
+      vectors) and the table (``T·k·L_K`` rows of up to ``L_U·O`` outputs, ``O`` the
+      outputs of the mechanism on one count vector), each number of ``b_U + b_K + 64`` bits.
+    """
+    k = len(data.values)
+    known = tuple(know.known or ())
+    kset = set(known)
+    m, n = len(known), data.n
+    u = n - 1 - m
+    t0 = targets[0] if targets else 0
+    bits_k = _denominator_bits([data.priors[j] for j in known])
+    bits_u = _denominator_bits([p for j, p in enumerate(data.priors)
+                                if j != t0 and j not in kset])
+    pre = shift_route(data, mech)
+    if pre is not None:
+        laws = 1 if data.identical else len(targets)
+        numbers = (2 * (u + 2) * ((bits_u + 7) // 8 + 32) + 2 * (m + 2) * ((bits_k + 7) // 8 + 32)
+                   + 2 * (n + 1) * ((bits_u + bits_k + 7) // 8 + 32))
+        pieces = len(pre.runs) + sum(len(iv) for _, iv in pre.groups) + 1
+        work = len(targets) * ((n + 1) + 2 * (m + 1) * pieces * 2 * (n.bit_length() + 1))
+        return work, laws * numbers
+    lk, lu = _vector_count(m, k), _vector_count(u, k)
+    assert mech.on_counts is not None
+    o = len(mech.on_counts(dict(zip(data.values, (n,) + (0,) * (k - 1), strict=True)), n))
+    numbers = lk + lu + len(targets) * k * lk * lu * o
+    return count_work(data, know, targets), numbers * ((bits_u + bits_k + 64) // 8 + 32)
+
+
 def count_tables(data: IndependentData, mech: Mechanism, know: Knowledge,
                  targets: Sequence[int], budget: Budget | None = None,
                  progress: Progress | None = None) -> dict[int, JointTable]:
     """Joint tables for every target from count vectors (the mechanism's ``on_counts``)."""
+    pre = shift_route(data, mech)
+    if pre is not None:
+        tables = shift_tables(data, mech, know, targets, pre)
+        if progress:
+            progress(1, 1)
+        return tables
     budget = budget or Budget()
     work = count_work(data, know, targets)
     if work > budget.max_combinations:
@@ -156,9 +244,12 @@ def count_tables(data: IndependentData, mech: Mechanism, know: Knowledge,
     known = tuple(know.known or ())
     mechanism_rows: dict[Vector, tuple[mpz, dict]] = {}
 
-    def output_row(total: Vector) -> dict:
+    on_counts = mech.on_counts
+    assert on_counts is not None  # the count engine runs symmetric mechanisms only
+
+    def output_row(total: Vector) -> tuple[mpz, dict]:
         if total not in mechanism_rows:
-            dist = mech.on_counts(dict(zip(values, total)), n)
+            dist = on_counts(dict(zip(values, total, strict=True)), n)
             d = reduce(lcm, (w.denominator for _, w in dist.items()), mpz(1))
             mechanism_rows[total] = (d, {o: (w * d).numerator for o, w in dist.items()})
         return mechanism_rows[total]
@@ -181,11 +272,11 @@ def count_tables(data: IndependentData, mech: Mechanism, know: Knowledge,
                 done += 1
                 if progress:
                     progress(done, steps)
-                base = tuple(a + b for a, b in zip(c_k, e_t))
+                base = tuple(a + b for a, b in zip(c_k, e_t, strict=True))
                 acc: dict[Hashable, mpz] = {}
                 denoms: dict[Hashable, mpz] = {}
                 for c_u, n_u in law_u.items():
-                    d, row = output_row(tuple(a + b for a, b in zip(base, c_u)))
+                    d, row = output_row(tuple(a + b for a, b in zip(base, c_u, strict=True)))
                     for o, w in row.items():
                         term = n_u if w == 1 else n_u * w  # point masses: no multiplication
                         # keep Σ n_u·w/d exact with one denominator per output: lcm of the d's

@@ -136,6 +136,7 @@ def brute_force_tables(data: DataModel, mech: Mechanism, know: Knowledge,
     """Joint tables for every target, by enumerating every database of θ once."""
     cells: dict[int, dict] = {i: {} for i in targets}
     for db, p in data.distribution(budget).items():
+        assert isinstance(db, tuple)  # the support of θ is databases
         m = mech(db)
         for b, pb in know(db).items():
             pbb = p * pb

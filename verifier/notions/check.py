@@ -84,26 +84,28 @@ class Analysis:
         eps = parse_epsilon(epsilon)
         d = probability(delta, "delta")
         asked = [notion(name) for name in notions]
+        pairs = self.pairs or ()  # set whenever there are tables (notions other than dp)
         results: dict[str, NotionResult] = {}
         for n in asked:
             if n is DP:
                 results["dp"] = summarize("dp", self._dp(), eps, d)
             elif n is APKDP:
                 tables = self._need_tables(n.key)
-                rows = background_rows(tables, self.pairs, eps, d)
+                rows = background_rows(tables, pairs, eps, d)
                 results["apkdp"] = summarize(
-                    "apkdp", (c for t in tables for c in apk_cases(t, self.pairs)), eps, d, rows)
+                    "apkdp", (c for t in tables for c in apk_cases(t, pairs, eps)), eps, d,
+                    rows)
             elif n is PPKDP:
                 tables = self._need_tables(n.key)
                 results["ppkdp"] = summarize(
-                    "ppkdp", (c for t in tables for c in ppk_cases(t, self.pairs)), eps, d)
+                    "ppkdp", (c for t in tables for c in ppk_cases(t, pairs, eps)), eps, d)
             else:  # noiseless: conditioned on D(i) alone (seed 003, Definition 3)
                 tables = self._need_tables(n.key)
                 if self._plain is None:
                     self._plain = [Table(t.model, 0, t.table.without_background(), t.engine)
                                    for t in tables if t.knowledge == 0]
                 results["noiseless"] = summarize(
-                    "noiseless", (c for t in self._plain for c in ppk_cases(t, self.pairs)),
+                    "noiseless", (c for t in self._plain for c in ppk_cases(t, pairs, eps)),
                     eps, d)
         return Report(results, tuple(self.info))
 

@@ -27,10 +27,11 @@ and are not stored.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import reduce
+from typing import Protocol
 
 from gmpy2 import lcm, mpq, mpz
 
@@ -41,7 +42,7 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import format_rational, probability
 
-__all__ = ["LossKind", "Loss", "PrivacyLoss", "output_losses", "privacy_loss"]
+__all__ = ["LossKind", "Loss", "LossLaw", "PrivacyLoss", "output_losses", "privacy_loss"]
 
 
 class LossKind(Enum):
@@ -72,13 +73,26 @@ class Loss:
         if self.kind is LossKind.PLUS_INF:
             return True
         if self.kind is LossKind.FINITE:
+            assert self.ratio is not None  # a finite loss carries its ratio
             return compare_exp(self.ratio, eps) > 0
         return False
 
     def __str__(self) -> str:
         if self.kind is LossKind.FINITE:
+            assert self.ratio is not None
             return "0" if self.ratio == 1 else f"ln({format_rational(self.ratio)})"
         return self.kind.value
+
+
+class LossLaw(Protocol):
+    """What a check reads off a privacy loss: tight δ at ε and tight ε at δ, exact.
+
+    :class:`PrivacyLoss` stores the law; the count engine's losses
+    (:mod:`verifier.notions.shift_loss`) answer from prefix sums without storing it."""
+
+    def delta(self, eps: Epsilon) -> Delta: ...
+
+    def epsilon(self, delta: object) -> Epsilon: ...
 
 
 def _denominator_lcm(values: Iterable[mpq]) -> mpz:
@@ -99,10 +113,11 @@ class PrivacyLoss:
     infinite: mpz
     p_scale: mpz
     q_scale: mpz
-    _suffix: tuple | None = field(default=None, compare=False, repr=False)
+    _suffix: tuple[list[mpz], list[mpz]] | None = field(default=None, compare=False,
+                                                        repr=False)
 
     @staticmethod
-    def from_rows(p_row: dict, q_row: dict, ratios: dict | None = None) -> PrivacyLoss:
+    def from_rows(p_row: Mapping, q_row: Mapping, ratios: dict | None = None) -> PrivacyLoss:
         """The loss of ``P ∝ p_row`` against ``Q ∝ q_row``: two rows of non-negative integers.
 
         ``ratios`` memoises ``p/q`` across calls: the rows of one joint table repeat the same
@@ -124,12 +139,13 @@ class PrivacyLoss:
             if q == 0:
                 infinite += p
                 continue
-            if ratios is None:
-                r = mpq(p, q)
+            known = None if ratios is None else ratios.get((p, q))
+            if known is not None:
+                r = known
             else:
-                r = ratios.get((p, q))
-                if r is None:
-                    r = ratios[(p, q)] = mpq(p, q)
+                r = mpq(p, q)
+                if ratios is not None:
+                    ratios[(p, q)] = r
             if not unit:
                 r *= scale
             if r > 1:
@@ -180,6 +196,7 @@ class PrivacyLoss:
                 sp[j] = sp[j + 1] + self.atoms[j][1]
                 sq[j] = sq[j + 1] + self.atoms[j][2]
             object.__setattr__(self, "_suffix", (sp, sq))
+        assert self._suffix is not None
         return self._suffix
 
     def _sums(self, start: int) -> tuple[mpz, mpz]:
@@ -256,10 +273,10 @@ class PrivacyLoss:
             return PrivacyLoss.none()
 
         def multipliers(scales: list[mpz]) -> tuple[list[mpz], mpz]:
-            factors = [w / s for (w, _), s in zip(parts, scales)]
+            factors = [w / s for (w, _), s in zip(parts, scales, strict=True)]
             common = _denominator_lcm(factors)
             ks = [(f * common).numerator for f in factors]
-            return ks, sum((k * s for k, s in zip(ks, scales)), mpz(0))
+            return ks, sum((k * s for k, s in zip(ks, scales, strict=True)), mpz(0))
 
         kps, p_scale = multipliers([loss.p_scale for _, loss in parts])
         kqs, q_scale = multipliers([loss.q_scale for _, loss in parts])
@@ -267,7 +284,7 @@ class PrivacyLoss:
         # rows of one count law), so their multipliers are added first and multiplied once
         by_ratio: dict[mpq, tuple[dict, dict]] = {}
         infinite = mpz(0)
-        for (_, loss), kp, kq in zip(parts, kps, kqs):
+        for (_, loss), kp, kq in zip(parts, kps, kqs, strict=True):
             infinite += kp * loss.infinite
             for r, p, q in loss.atoms:
                 ps, qs = by_ratio.setdefault(r, ({}, {}))

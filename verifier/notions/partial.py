@@ -17,8 +17,9 @@ output's loss 0); else ``−∞`` where ``P[O | a, B] = 0`` and ``+∞`` where `
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import permutations
 
 from gmpy2 import mpq, mpz
@@ -28,10 +29,17 @@ from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.engines.joint import JointTable
+from verifier.engines.shift_table import ShiftTable
 from verifier.model.data import DataModel
 from verifier.model.knowledge import NOTHING, Knowledge
 from verifier.notions.loss import Loss, LossKind, PrivacyLoss
 from verifier.notions.result import Case
+from verifier.notions.shift_loss import (
+    ShiftLoss,
+    WorstClass,
+    apk_shift_losses,
+    ppk_shift_loss,
+)
 
 __all__ = ["ordered_pairs", "apk_loss", "ppk_loss", "apk_cases", "ppk_case", "ppk_cases",
            "Table", "background_rows", "tables_for"]
@@ -86,8 +94,13 @@ class Table:
         key = (a, b)
         if key not in self._losses:
             jt = self.table
-            self._losses[key] = {bg: loss for bg in jt.backgrounds()
-                                 if (loss := apk_loss(jt, a, b, bg, self._ratios)) is not None}
+            if _shifted(jt, a, b):
+                assert isinstance(jt, ShiftTable)
+                self._losses[key] = apk_shift_losses(jt, a, b)
+            else:
+                self._losses[key] = {
+                    bg: loss for bg in jt.backgrounds()
+                    if (loss := apk_loss(jt, a, b, bg, self._ratios)) is not None}
         return self._losses[key]
 
     def row_losses(self, a: Hashable, b: Hashable, bg: Hashable) -> list[tuple[Hashable, Loss]]:
@@ -96,6 +109,12 @@ class Table:
         if key not in self._outputs:
             self._outputs[key] = _row_losses(self.table, a, b, bg)
         return self._outputs[key]
+
+
+def _shifted(jt: JointTable, a: Hashable, b: Hashable) -> bool:
+    """Whether the losses of ``(a, b)`` are read off a shift table in prefix-sum form: both
+    values possible (else Definition 5's conventions apply, on the general path)."""
+    return isinstance(jt, ShiftTable) and jt.p_value(a) != 0 and jt.p_value(b) != 0
 
 
 def _row_losses(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
@@ -139,6 +158,9 @@ def _ppk(t: Table, a: Hashable, b: Hashable) -> PrivacyLoss | None:
     """PPK as the mixture of APK losses over ``B ~ ζ(D) | D(i)=a`` (Theorem 1 / Lemma 4):
     ``PPK_{i,a,b} = Σ_B P[ζ(D)=B | D(i)=a] · APK_{i,a,b,B}``; the mixture keeps every
     ``(B, O)`` with its own ratio, so it is Definition 7's expectation term by term."""
+    if (a, b) not in t._mixtures and _shifted(t.table, a, b):
+        assert isinstance(t.table, ShiftTable)
+        t._mixtures[(a, b)] = ppk_shift_loss(t.table, a, b)
     if (a, b) not in t._mixtures:
         jt = t.table
         # weights P[D(i)=a, ζ(D)=B]: the mixture normalises them to P[ζ(D)=B | D(i)=a]
@@ -147,19 +169,34 @@ def _ppk(t: Table, a: Hashable, b: Hashable) -> PrivacyLoss | None:
     return t._mixtures[(a, b)]
 
 
-def apk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
-    """One case per ordered pair and possible background value ``B̂`` (Definition 6)."""
+def apk_cases(t: Table, pairs: Sequence[tuple], eps: Epsilon | None = None) -> Iterator[Case]:
+    """One case per ordered pair and possible background value ``B̂`` (Definition 6).
+
+    With ``eps``, a case read off a shift table names only the outputs whose loss exceeds ε
+    (all a witness lists), without building its row."""
     for a, b in pairs:
-        for bg, loss in t.apk_losses(a, b).items():
+        losses = t.apk_losses(a, b)
+        if eps is not None and losses and all(isinstance(x, ShiftLoss) for x in
+                                               losses.values()):
+            # one case for the worst class: the classes share a scale (see WorstClass)
+            family = WorstClass(tuple(x for x in losses.values() if isinstance(x, ShiftLoss)))
+            worst = family.worst(eps)
+            yield Case(t.label(values=[a, b], background=worst.table.key(worst.classes[0])),
+                       family, partial(worst.exceeding, eps, False), len(losses))
+            continue
+        for bg, loss in losses.items():
             yield Case(t.label(values=[a, b], background=bg), loss,
-                       lambda a=a, b=b, bg=bg: t.row_losses(a, b, bg))
+                       partial(t.row_losses, a, b, bg))
 
 
-def ppk_case(t: Table, a: Hashable, b: Hashable) -> Case | None:
+def ppk_case(t: Table, a: Hashable, b: Hashable, eps: Epsilon | None = None) -> Case | None:
     """The PPK case of the pair ``(a, b)`` (Definition 7), or None if ``P[D(i)=a] = 0``."""
     loss = _ppk(t, a, b)
     if loss is None:
         return None
+    if eps is not None and isinstance(loss, ShiftLoss):
+        shift = loss
+        return Case(t.label(values=[a, b]), loss, lambda: shift.exceeding(eps, True))
 
     def outputs():
         return ((o if bg == NOTHING else (bg, o), l_) for bg in t.apk_losses(a, b)
@@ -167,33 +204,79 @@ def ppk_case(t: Table, a: Hashable, b: Hashable) -> Case | None:
     return Case(t.label(values=[a, b]), loss, outputs)
 
 
-def ppk_cases(t: Table, pairs: Sequence[tuple]) -> Iterator[Case]:
+def ppk_cases(t: Table, pairs: Sequence[tuple], eps: Epsilon | None = None) -> Iterator[Case]:
     for a, b in pairs:
-        case = ppk_case(t, a, b)
+        case = ppk_case(t, a, b, eps)
         if case is not None:
             yield case
 
 
+class LazyRows(Sequence):
+    """Rows computed when first read: their number is known at once, the rows (one exact δ
+    per background class, each a rational with as many digits as the count law) only when
+    someone looks at them."""
+
+    def __init__(self, length: int, build: Callable[[], tuple[dict, ...]]):
+        self._length, self._build = length, build
+        self._rows: tuple[dict, ...] | None = None
+
+    def _get(self) -> tuple[dict, ...]:
+        if self._rows is None:
+            self._rows = self._build()
+        return self._rows
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, i):
+        return self._get()[i]
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter(self._get())
+
+
 def background_rows(tables: Sequence[Table], pairs: Sequence[tuple], eps: Epsilon,
-                    delta: mpq) -> tuple[dict, ...]:
-    """APK δ at ε for each background value: worst over the pairs, with ``P[ζ(D) = B̂]``."""
+                    delta: mpq) -> Sequence[dict]:
+    """APK δ at ε for each background value: worst over the pairs, with ``P[ζ(D) = B̂]``.
+
+    Built when first read (:class:`LazyRows`) once there are many rows."""
+    count = sum(len(t.table.backgrounds()) for t in tables)
+    lazy = all(isinstance(t.table, ShiftTable) and any(t.table.p_value(a) for a, _ in pairs)
+               for t in tables)  # then every class has a row
+    if count <= 64 or not lazy:
+        return _background_rows(tables, pairs, eps, delta)
+    return LazyRows(count, lambda: _background_rows(tables, pairs, eps, delta))
+
+
+def _background_rows(tables: Sequence[Table], pairs: Sequence[tuple], eps: Epsilon,
+                     delta: mpq) -> tuple[dict, ...]:
     rows = []
     for t in tables:
         jt = t.table
         for bg in jt.backgrounds():
             worst: tuple[Delta, tuple] | None = None
-            for a, b in pairs:
-                loss = t.apk_losses(a, b).get(bg)
-                if loss is None:
-                    continue
-                d = loss.delta(eps)
-                if worst is None or d.compare(worst[0]) > 0:
-                    worst = (d, (a, b))
-            if worst is None:
+            found = [(loss, (a, b)) for a, b in pairs
+                     if (loss := t.apk_losses(a, b).get(bg)) is not None]
+            if not found:
                 continue
+            if eps.rate is not None and all(isinstance(x, ShiftLoss) for x, _ in found):
+                # one scale: compare the integer numerators, form the worst δ only
+                values = [x.numerator(eps) for x, _ in found if isinstance(x, ShiftLoss)]
+                i = values.index(max(values))
+                loss, pair = found[i]
+                worst = (loss.delta(eps), pair)
+                assert isinstance(loss, ShiftLoss)
+                holds = loss.at_most(eps, values[i], delta)
+            else:
+                for loss, pair in found:
+                    d = loss.delta(eps)
+                    if worst is None or d.compare(worst[0]) > 0:
+                        worst = (d, pair)
+                assert worst is not None
+                holds = worst[0].compare(delta) <= 0
             p_bg = sum((jt.p_background(v, bg) for v in jt.values), mpq(0))
             rows.append(t.label(background=bg, probability=p_bg, delta=worst[0],
-                                values=list(worst[1]), holds=worst[0].compare(delta) <= 0))
+                                values=list(worst[1]), holds=holds))
     return tuple(rows)
 
 
