@@ -95,9 +95,11 @@ def test_tight_epsilon_is_tight_for_dp(mech, delta):
 def test_budget_message():
     with pytest.raises(BudgetExceeded) as info:
         check_dp(randomized_response("3/4", [0, 1]), [0, 1], 30, "ln(3)", "0")
+    # 2^30 databases against the default 2^20; 2^20 ≤ 2^20 < 2^21 gives records ≤ 20
     assert str(info.value) == (
-        "records = 30 with 2 values gives 2^30 = 1073741824 databases, over the budget of "
-        "1048576; use records ≤ 20, or raise the budget to 1073741824 (--budget 1073741824)")
+        "limits.databases: databases for brute force (2 values, 30 records): 2^30, over the "
+        "limit of 2^20; raise it with limits.databases in the spec or --budget, or use "
+        "records ≤ 20")
 
 
 def test_outputs_of_bottom_in_witness():

@@ -158,7 +158,7 @@ def test_bad_input(call, error, message):
 @pytest.mark.parametrize("text, key, message", [
     ('[domain]\nrange = [0, 3]\n[prior]\nweights = ["1/2", "1/2", "1/2", "0"]\n',
      "prior.weights", "prior sums to 3/2, not 1"),
-    ('[domain]\nrange = [0, 3]\n[goal]\nprecision = "-2"\n', "goal",
+    ('[domain]\nrange = [0, 3]\n[goal]\nprecision = "-2"\n', "goal.precision",
      "precision = -2 must be > 0"),
     ('[domain]\nrange = [0, 3]\n[query]\neta = "1"\n', "query.eta",
      "eta = 1 must lie strictly between 0 and 1"),
@@ -195,3 +195,34 @@ def test_or_goal_adds_single_attribute_bounds():
     assert m.goal((0, 0)) == frozenset(x for x in grid if x[0] <= 1 or x[1] <= 1)
     both = [simplified_bound(m, (0, 0), "ln(2)", k).value for k in (0, 1)]
     assert both == [1 / (1 + mpq(1, 4) * mpq(3, 6)), 1 / (1 + mpq(1, 4) * mpq(3, 6))]
+
+
+def _pairwise_tight(kernel, domain, distance):
+    """Independent: every (x, x', z) candidate ln(P[M(x)=z]/P[M(x')=z])/d, compared exactly."""
+    best = ScaledLog(mpq(1), 1)
+    for x in domain:
+        for y in domain:
+            if x == y:
+                continue
+            for z, w in kernel(x).items():
+                if kernel(y)[z] == 0:
+                    return ScaledLog.inf()
+                if w > kernel(y)[z]:
+                    cand = ScaledLog.make(w / kernel(y)[z], distance(x, y))
+                    best = cand if cand.compare(best) > 0 else best
+    return best
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 5), st.data())
+def test_tight_epsilon_and_diameter_against_every_pair(k, data):
+    """The per-pair maximum ratio and the closed-form diameter against the full scan."""
+    domain = [(a, b) for a in range(k) for b in range(2)]
+    rows = {x: data.draw(distributions(range(3))) for x in domain}
+    prec = (mpq(data.draw(st.integers(1, 3))), mpq(1, data.draw(st.integers(1, 2))))
+    model = GuessModel(tuple(domain), Dist.uniform(domain), rows.__getitem__, prec)
+    got, _ = tight_epsilon(model.kernel, model.domain, model.distance)
+    assert got.compare(_pairwise_tight(model.kernel, model.domain, model.distance)) == 0
+    assert model.diameter() == max(model.distance(x, y) for x in domain for y in domain)
+    for j in (0, 1):
+        assert model.diameter(j) == max(model.distance(x, y, j) for x in domain for y in domain)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from verifier.cli import app
+from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument, InvalidDistribution, SpecError, UnknownName
 from verifier.io.pso_spec import load_pso_spec
 from verifier.pso.attacks import count_mechanism, interval_attack, interval_buckets
@@ -126,18 +127,18 @@ def test_bad_predicates(text, error, message):
 
 
 @pytest.mark.parametrize("text, key, message", [
-    ("[universe]\nbits = 40\n[rows]\nn = 2\n[mechanism]\nkind = \"identity\"\n", "universe",
+    ("[universe]\nbits = 40\n[rows]\nn = 2\n[mechanism]\nkind = \"identity\"\n", "universe.bits",
      "bits = 40 must be an integer from 1 to 16"),
     ("[universe]\nbits = 3\n[rows]\nn = 0\n[mechanism]\nkind = \"identity\"\n", "rows.n",
-     "n = 0 must be a positive integer"),
+     "n = 0 is not a positive integer"),
     ("[universe]\nbits = 3\n[rows]\nn = 2\n[mechanism]\nkind = \"laplace\"\n", "mechanism.kind",
      "kind = 'laplace' is not one of count, counts, composition_counts, predicate, "
      "bit_predicates, bit_suppression, interval_buckets, randomized_response, identity, "
      "function"),
     ("[universe]\nvalues = [1, 2]\nweights = [\"1/2\", \"1/3\"]\n[rows]\nn = 2\n[mechanism]\n"
-     "kind = \"identity\"\n", "universe", "distribution sums to 5/6, not 1"),
+     "kind = \"identity\"\n", "universe.weights", "distribution sums to 5/6, not 1"),
     ("[universe]\nbits = 3\n[rows]\nn = 2\n[mechanism]\nkind = \"count\"\npredicate = \"z\"\n",
-     "mechanism", "unknown name 'z' in a predicate (use x, or b0.. for bits)"),
+     "mechanism.predicate", "unknown name 'z' in a predicate (use x, or b0.. for bits)"),
 ], ids=["bits", "rows", "kind", "distribution", "predicate"])
 def test_bad_pso_specs(tmp_path, text, key, message):
     path = tmp_path / "p.toml"
@@ -183,3 +184,66 @@ def test_multisets_agree_with_sequences(weights, n, data):
     assert a.success == b.success and a.weights == b.weights
     assert optimal_adversary(u, n, PSOMechanism("c", count, True), Admissible()).success == \
         optimal_adversary(u, n, PSOMechanism("c", count, False), Admissible()).success
+
+
+def test_composition_example_is_lumped():
+    """Theorem 4.6's instance: the 48 values outside p are one class, the 16 in p one each:
+    17 classes, C(17 + 4 − 1, 4) = 4845 multisets instead of C(64 + 4 − 1, 4) = 766480."""
+    from verifier.pso.attacks import composition_attack, composition_counts
+    u = Universe.bit_strings(6)
+    mech = composition_counts(u, parse_predicate("x < 16", u))
+    adm = Admissible(at_most=mpq(1, 64))
+    res = success(u, 4, mech, composition_attack(u), adm)
+    assert (res.datasets, res.classes) == (4845, 17)
+    assert res.success == isolation_probability(4, mpq(1, 4)) == mpq(27, 64)
+    assert isinstance(res.success, type(mpq(1)))
+
+
+def _adversary(kind: int, u: Universe, q: frozenset, drawn: frozenset):
+    """Adversaries that respect the classes of a count of q (unions of q and its complement)
+    and ones that split them (a drawn set, a single value), to force the value-by-value path."""
+    outside = frozenset(u.values) - q
+    if kind == 0:
+        return lambda o: Predicate(q) if o == 1 else Predicate(outside)
+    if kind == 1:
+        return lambda o: Predicate(drawn) if o % 2 else None
+    if kind == 2:
+        mixed: dict = {Predicate(q): mpq(1, 3)}
+        mixed[Predicate(outside)] = mixed.get(Predicate(outside), 0) + mpq(2, 3)
+        return lambda o: Dist(mixed)
+    return lambda o: (Predicate(frozenset(u.values[:1])), Predicate(q))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from([1, 1, 2, 3]), min_size=2, max_size=6), st.integers(1, 4),
+       st.integers(0, 3), st.booleans(), st.data())
+def test_lumped_enumeration_equals_value_by_value(weights, n, kind, symmetric, data):
+    """Differential: lumped classes against plain enumeration of every value, on random
+    universes, counted sets, adversaries and both dataset forms (sequences, multisets)."""
+    total = sum(weights)
+    u = Universe.of_values(range(len(weights)), [f"{w}/{total}" for w in weights])
+    q = frozenset(data.draw(st.sets(st.sampled_from(range(len(weights))))))
+    drawn = frozenset(data.draw(st.sets(st.sampled_from(range(len(weights))))))
+    base = count_mechanism(Predicate(q, "q"))
+    mech = PSOMechanism("count", base.kernel, symmetric, base.classes)
+    adv = _adversary(kind, u, q, drawn)
+    adm = data.draw(st.sampled_from([Admissible(), Admissible(at_most=mpq(1, 2))]))
+    lumped = success(u, n, mech, adv, adm)
+    plain = success(u, n, mech, adv, adm, lump=False)
+    assert lumped.success == plain.success and lumped.weights == plain.weights
+    assert all(isinstance(v, type(mpq(1))) for v in (lumped.success, *lumped.weights.values()))
+    assert plain.classes is None
+
+
+def test_lumping_falls_back_when_a_predicate_splits_a_class():
+    u = Universe.of_values(range(4))
+    q = frozenset({0, 1})
+    mech = count_mechanism(Predicate(q, "q"))
+    kept = success(u, 3, mech, _adversary(0, u, q, frozenset()), Admissible())
+    split = success(u, 3, mech, _adversary(1, u, q, frozenset({0})), Admissible())
+    # {0, 1} and {2, 3}: 2 classes, C(2 + 3 − 1, 3) = 4 multisets; split: C(4 + 3 − 1, 3) = 20
+    assert (kept.classes, kept.datasets) == (2, 4)
+    assert (split.classes, split.datasets) == (None, 20)
+    # {0} is isolated when exactly one of 3 uniform rows is 0 and the count of q is odd:
+    # count 1: the q-row is 0 (3·(1/4)·(2/4)² = 3/16); count 3: one 0 and two 1s (3/64)
+    assert split.success == mpq(3, 16) + mpq(3, 64)

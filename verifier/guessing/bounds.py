@@ -136,11 +136,15 @@ def precise_bound(model: GuessModel, x: Hashable, eps, k: int | None = None) -> 
     dists = {(y2, y1): model.distance(y2, y1, k) for y2, _ in outside for y1, _ in inside}
 
     def enclose(prec: int) -> tuple[mpq, mpq]:
+        powers: dict[mpq, tuple[mpq, mpq]] = {}  # few distinct distances: one e^{ε·d} each
         s_lo = s_hi = mpq(0)
         for y2, w2 in outside:
             den_lo = den_hi = mpq(0)
             for y1, w1 in inside:
-                lo, hi = _exp_eps(eps, dists[(y2, y1)], prec)
+                d = dists[(y2, y1)]
+                if d not in powers:
+                    powers[d] = _exp_eps(eps, d, prec)
+                lo, hi = powers[d]
                 den_lo += lo * w1
                 den_hi += hi * w1
             s_lo += w2 / den_hi

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from functools import reduce
+from typing import cast
 
 import gmpy2
-from gmpy2 import mpq, mpz
+from gmpy2 import lcm, mpq, mpz
 
+from verifier.core.budget import Budget, format_size
 from verifier.core.certified import certified_decimal, exp_bounds, log_bounds
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument
@@ -117,12 +120,38 @@ def power_bounds(base: mpq, q: mpq, prec: int) -> tuple[mpq, mpq]:
 
 
 def tight_epsilon(kernel: Callable[[Hashable], Dist], domain: Sequence[Hashable],
-                  distance: Callable[[Hashable, Hashable], mpq]) -> tuple[ScaledLog, tuple]:
+                  distance: Callable[[Hashable, Hashable], mpq],
+                  budget: Budget | None = None) -> tuple[ScaledLog, tuple]:
     """The smallest ε for which ``kernel`` is ε·d-private on ``domain``, and a witness
-    ``(x, x', z)`` attaining it (seed 004: the d-privacy definition)."""
-    best, witness = ScaledLog(mpq(1), 1), ()
+    ``(x, x', z)`` attaining it (seed 004: the d-privacy definition).
+
+    For a pair ``(x, x')`` only the largest ratio ``max_z P[M(x)=z]/P[M(x')=z]`` can attain
+    the maximum (``ln r/d`` increases with ``r``), so one candidate ``ln(r)/d`` is formed per
+    pair; the ratios are compared as integers (each kernel row over its own common
+    denominator). Work ``|X|²·|Z|``, checked against ``limits.work`` before the pairs are
+    scanned.
+    """
+    budget = budget or Budget()
+    size = len(domain)
+
+    def check(outs: int) -> None:
+        budget.require("work", size * size * max(outs, 1),
+                       f"tight ε·d: |X|² × |Z| = {format_size(size * size)} × "
+                       f"{format_size(outs)}", ", or use a smaller domain")
+    if size:  # |Z| ≥ the outputs of one value: refuse before evaluating the others
+        check(len(kernel(domain[0]).support))
     outputs = {x: kernel(x) for x in domain}
+    zs: set = set()
+    for px in outputs.values():
+        zs.update(px.support)
+    check(len(zs))
+    rows: dict = {}
+    for x, px in outputs.items():
+        den = reduce(lcm, (w.denominator for _, w in px.items()), mpz(1))
+        rows[x] = (den, {z: (w * den).numerator for z, w in px.items()})
+    best, witness = ScaledLog(mpq(1), 1), ()  # type: tuple[ScaledLog, tuple]
     for x in domain:
+        dx, ax = rows[x]
         for y in domain:
             if x == y:
                 continue
@@ -130,15 +159,19 @@ def tight_epsilon(kernel: Callable[[Hashable], Dist], domain: Sequence[Hashable]
             if d <= 0:
                 raise InvalidArgument(f"distance({x!r}, {y!r}) = {format_rational(d)}: distinct "
                                       f"values need a positive distance")
-            px, py = outputs[x], outputs[y]
-            for z, w in px.items():
-                if py[z] == 0:
+            dy, ay = rows[y]
+            top, bottom, arg = mpz(0), mpz(1), None  # the largest ax[z]/ay[z] so far
+            for z, a in ax.items():
+                b = ay.get(z)
+                if b is None:
                     return ScaledLog.inf(), (x, y, z)
-                r = w / py[z]
-                if r > 1:
-                    cand = ScaledLog.make(r, d)
-                    if cand.compare(best) > 0:
-                        best, witness = cand, (x, y, z)
+                if a * bottom > top * b:
+                    top, bottom, arg = a, b, z
+            r = mpq(top * dy, bottom * dx)
+            if r > 1:
+                cand = ScaledLog.make(r, d)
+                if cand.compare(best) > 0:
+                    best, witness = cand, (x, y, arg)
     return best, witness
 
 
@@ -159,7 +192,7 @@ def truncated_geometric(alpha: object, lo: int, hi: int) -> Callable[[int], Dist
     def kernel(x: int) -> Dist:
         if not lo <= x <= hi:
             raise InvalidArgument(f"value {x!r} is outside {lo}..{hi}")
-        return _geometric_clamped(x - lo, hi - lo, a).map(lambda j: j + lo)
+        return _geometric_clamped(x - lo, hi - lo, a).map(lambda j: cast(int, j) + lo)
     return kernel
 
 

@@ -16,6 +16,10 @@ For a finite ``Z`` the supremum is attained by a single output: ``P[g | Y]`` is 
 ``P[g | z]`` over ``z ∈ Y`` weighted by ``P[z | Y]``, so it never exceeds ``max_{z ∈ Y} P[g | z]``,
 and ``Y = {z}`` attains that. Hence ``η(x) = max_z P[g(x) | z] − P[g(x)]`` over outputs of
 positive probability, which is how it is computed (and tested against every ``Y``).
+
+Work: the goals cost ``|X|²`` distance tests, the advantage ``|X|·|Z|·|g|`` additions and the
+tight ε·d (:func:`verifier.guessing.metric.tight_epsilon`) ``|X|²·|Z|`` ratio comparisons; the
+estimate ``|X|²·|Z|`` is checked against ``limits.work`` (:meth:`GuessModel.check_work`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from dataclasses import dataclass
 
 from gmpy2 import mpq
 
+from verifier.core.budget import Budget, format_size
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument, InvalidDistribution
 from verifier.core.numbers import format_rational, rational
@@ -45,6 +50,7 @@ class GuessModel:
     kernel: Callable[[Hashable], Dist]
     precisions: tuple  # one rational r_k > 0 per attribute
     mode: str = "and"
+    budget: Budget = Budget()
 
     def __post_init__(self) -> None:
         if not self.domain:
@@ -61,9 +67,20 @@ class GuessModel:
                 raise InvalidArgument(f"precision = {format_rational(rational(r))} must be > 0")
         if self.mode not in ("and", "or"):
             raise InvalidArgument(f"mode = {self.mode!r} is not 'and' or 'or'")
-        outside = [x for x in self.prior.support if x not in set(self.domain)]
+        domain = set(self.domain)
+        outside = [x for x in self.prior.support if x not in domain]
         if outside:
             raise InvalidDistribution(f"prior gives weight to {outside[0]!r}, not in the domain")
+        size = len(self.domain)
+        self.budget.require("work", size * size, f"guessing over {size} domain values: |X|²",
+                            ", or use a smaller domain")
+
+    def check_work(self, outputs: int) -> None:
+        """Refuse, before the quadratic work starts, when ``|X|²·|Z|`` exceeds ``limits.work``."""
+        size = len(self.domain)
+        self.budget.require("work", size * size * outputs,
+                            f"guessing: |X|² × |Z| = {format_size(size * size)} × "
+                            f"{format_size(outputs)}", ", or use a smaller domain")
 
     @property
     def attributes(self) -> int:
@@ -76,15 +93,23 @@ class GuessModel:
         return max(mpq(abs(cx[j] - cy[j])) / rational(self.precisions[j]) for j in ks)
 
     def goal(self, x: Hashable, k: int | None = None) -> frozenset:
-        """``g(x)``: AND — ``d(x, x') ≤ 1``; OR — within ``r_k`` on some attribute ``k``."""
-        if self.mode == "and" or k is not None:
-            return frozenset(y for y in self.domain if self.distance(x, y, k) <= 1)
+        """``g(x)``: AND — ``d(x, x') ≤ 1``, i.e. ``|x_j − x'_j| ≤ r_j`` for every ``j``;
+        OR — ``|x_j − x'_j| ≤ r_j`` for some ``j``."""
+        r = [rational(p) for p in self.precisions]
+        cx = _coords(x)
+        ks = range(self.attributes) if k is None else [k]
+        near = all if self.mode == "and" or k is not None else any
         return frozenset(y for y in self.domain
-                         if any(self.distance(x, y, j) <= 1 for j in range(self.attributes)))
+                         if near(abs(cx[j] - _coords(y)[j]) <= r[j] for j in ks))
 
     def diameter(self, k: int | None = None) -> mpq:
-        """``R = max d(x, x')`` over the domain."""
-        return max(self.distance(x, y, k) for x in self.domain for y in self.domain)
+        """``R = max d(x, x')`` over the domain: ``max_j (max_x x_j − min_x x_j) / r_j``, since
+        the largest of ``max_j |x_j − x'_j| / r_j`` over pairs is the largest attribute range
+        (scaled) — each attribute's extremes form a pair."""
+        ks = range(self.attributes) if k is None else [k]
+        return max(mpq(max(_coords(x)[j] for x in self.domain)
+                       - min(_coords(x)[j] for x in self.domain))
+                   / rational(self.precisions[j]) for j in ks)
 
     def joint(self) -> dict[Hashable, dict[Hashable, mpq]]:
         """``z ↦ {x ↦ π(x)·P[M(x)=z]}``."""
@@ -92,6 +117,7 @@ class GuessModel:
         for x, w in self.prior.items():
             for z, v in self.kernel(x).items():
                 out.setdefault(z, {})[x] = w * v
+        self.check_work(len(out))
         return out
 
 
@@ -122,9 +148,11 @@ def advantage(model: GuessModel, targets: Sequence[Hashable] | None = None,
         for z, row in joint.items():
             if totals[z] == 0:
                 continue
-            post = sum((w for y, w in row.items() if y in g), mpq(0)) / totals[z]
+            post = sum((row[y] for y in g if y in row), mpq(0)) / totals[z]
             if best is None or post > best:
                 best, best_z = post, z
+        if best is None:  # the prior has mass, so some output has positive probability
+            raise InvalidArgument("no output of the mechanism has positive probability")
         out.append(TargetAdvantage(x, prior, best, best_z))
     return out
 
@@ -138,6 +166,6 @@ def vulnerability(model: GuessModel, joint: dict | None = None) -> tuple[mpq, mp
     joint = joint if joint is not None else model.joint()
     goals = {x: model.goal(x) for x in model.domain}
     pre = max(sum((model.prior[y] for y in g), mpq(0)) for g in goals.values())
-    post = sum((max(sum((w for y, w in row.items() if y in g), mpq(0)) for g in goals.values())
+    post = sum((max(sum((row[y] for y in g if y in row), mpq(0)) for g in goals.values())
                 for row in joint.values()), mpq(0))
     return pre, post

@@ -11,13 +11,14 @@ over *ordered* neighbouring pairs, and the tight ε at δ the largest tight ε o
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
+from functools import partial
 
 from gmpy2 import comb
 
-from verifier.core.budget import Budget, check_database_count
+from verifier.core.budget import Budget, check_database_count, format_size
 from verifier.core.distribution import Dist
 from verifier.core.epsilon import parse_epsilon
-from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import probability
 from verifier.engines.counts import compositions
 from verifier.model.data import check_domain
@@ -25,7 +26,41 @@ from verifier.model.mechanisms import Mechanism, all_databases
 from verifier.notions.loss import output_losses, privacy_loss
 from verifier.notions.result import Case, NotionResult, summarize
 
-__all__ = ["dp_cases", "symmetric_dp_cases", "check_dp"]
+__all__ = ["dp_cases", "symmetric_dp_cases", "check_dp", "LossMemo"]
+
+
+class LossMemo:
+    """Privacy losses memoised by the pair of output distributions.
+
+    Equal distributions are interned (one object per distinct law, found by hashing the law
+    once per database), so a pair met again — the same two laws from other databases, as
+    under any symmetric mechanism, or the same databases in another order — costs one
+    dictionary look-up. ``computed`` and ``reused`` count both kinds of pair.
+    """
+
+    def __init__(self) -> None:
+        self._laws: dict[Dist, Dist] = {}
+        self._losses: dict[tuple[int, int], object] = {}
+        self.computed = 0
+        self.reused = 0
+
+    def intern(self, dist: Dist) -> Dist:
+        return self._laws.setdefault(dist, dist)
+
+    def loss(self, p: Dist, q: Dist):
+        key = (id(p), id(q))  # interned laws: equal ids are equal laws, kept alive here
+        found = self._losses.get(key)
+        if found is None:
+            found = self._losses[key] = privacy_loss(p, q)
+            self.computed += 1
+        else:
+            self.reused += 1
+        return found
+
+
+def _outputs(p: Dist, q: Dist) -> list:
+    """``(O, L(O))`` for every output of the pair (for witnesses)."""
+    return [(o, loss) for o, _, _, loss in output_losses(p, q)]
 
 
 def symmetric_dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
@@ -40,19 +75,20 @@ def symmetric_dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
     k = len(domain)
     total = int(comb(n - 1 + k - 1, k - 1)) * k * (k - 1)
     budget = budget or Budget()
-    if total > budget.max_combinations:
-        raise BudgetExceeded(
-            f"dp by counts needs {total} neighbouring count pairs, over the budget of "
-            f"{budget.max_combinations}; use fewer records or values")
+    budget.check_records(n)
+    budget.require("combinations", total, "dp by counts: neighbouring count pairs",
+                   ", or use fewer records or values")
     cache: dict[tuple, Dist] = {}
+    on_counts = mech.on_counts
+    assert on_counts is not None  # dp_cases sends symmetric mechanisms only
 
     def run(c: tuple) -> Dist:
         if c not in cache:
-            cache[c] = mech.on_counts(dict(zip(domain, c)), n)
+            cache[c] = on_counts(dict(zip(domain, c, strict=True)), n)
         return cache[c]
 
     for c in compositions(n - 1, k):
-        shared = tuple(v for v, m in zip(domain, c) for _ in range(m))
+        shared = tuple(v for v, m in zip(domain, c, strict=True) for _ in range(m))
         for ai, a in enumerate(domain):
             p = run(tuple(x + (j == ai) for j, x in enumerate(c)))
             for bi, b in enumerate(domain):
@@ -62,16 +98,18 @@ def symmetric_dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
                 yield Case(
                     {"databases": [list(shared + (a,)), list(shared + (b,))], "index": n - 1},
                     privacy_loss(p, q),
-                    lambda p=p, q=q: [(o, loss) for o, _, _, loss in output_losses(p, q)],
+                    partial(_outputs, p, q),
                 )
 
 
 def dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
-             budget: Budget | None = None, engine: str = "auto") -> Iterator[Case]:
+             budget: Budget | None = None, engine: str = "auto",
+             memo: LossMemo | None = None) -> Iterator[Case]:
     """One case per ordered neighbouring pair ``(D1, D2)`` with ``D1(i) ≠ D2(i)``.
 
-    A symmetric mechanism is enumerated by counts (``engine`` ``"auto"`` or ``"counts"``).
-    """
+    A symmetric mechanism is enumerated by counts (``engine`` ``"auto"`` or ``"counts"``);
+    brute force memoises the losses by the pair of output laws (``memo``, to read its
+    counts)."""
     if engine == "counts" or (engine == "auto" and mech.symmetric):
         if not mech.symmetric:
             raise InvalidArgument(f"engine = 'counts' does not apply: the mechanism "
@@ -79,12 +117,19 @@ def dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
         yield from symmetric_dp_cases(mech, values, n, budget)
         return
     domain = check_domain(values)
-    check_database_count(len(domain), n, budget or Budget())
+    budget = budget or Budget()
+    budget.check_records(n)
+    total = check_database_count(len(domain), n, budget)
+    outs = len(mech(tuple(domain[:1]) * n))
+    budget.require("work", total * n * (len(domain) - 1) * outs,
+                   f"dp by brute force: databases × neighbours × outputs = {format_size(total)}"
+                   f" × {n * (len(domain) - 1)} × {format_size(outs)}")
     outputs: dict[tuple, Dist] = {}
+    losses = memo if memo is not None else LossMemo()
 
     def run(db: tuple) -> Dist:
         if db not in outputs:
-            outputs[db] = mech(db)
+            outputs[db] = losses.intern(mech(db))
         return outputs[db]
 
     for d1 in all_databases(domain, n):
@@ -97,8 +142,8 @@ def dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
                 q = run(d2)
                 yield Case(
                     {"databases": [list(d1), list(d2)], "index": i},
-                    privacy_loss(p, q),
-                    lambda p=p, q=q: [(o, loss) for o, _, _, loss in output_losses(p, q)],
+                    losses.loss(p, q),
+                    partial(_outputs, p, q),
                 )
 
 

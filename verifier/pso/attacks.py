@@ -45,18 +45,26 @@ __all__ = ["MECHANISMS", "ATTACKS", "count_mechanism", "counts_mechanism",
 
 
 def count_mechanism(q: Predicate) -> PSOMechanism:
+    """A row matters only through ``q(x)``: values are lumped by it."""
     return PSOMechanism(f"count({q.label})",
-                        lambda rows: sum(1 for u in rows if u in q), True)
+                        lambda rows: sum(1 for u in rows if u in q), True,
+                        lambda u: u in q)
 
 
 def counts_mechanism(qs: Sequence[Predicate]) -> PSOMechanism:
+    """A row matters only through ``(q_1(x), …, q_m(x))``: values are lumped by it."""
     qs = tuple(qs)
     return PSOMechanism("counts(" + ", ".join(q.label for q in qs) + ")",
-                        lambda rows: tuple(sum(1 for u in rows if u in q) for q in qs), True)
+                        lambda rows: tuple(sum(1 for u in rows if u in q) for q in qs), True,
+                        lambda u: tuple(u in q for q in qs))
 
 
 def composition_counts(universe: Universe, p: Predicate) -> PSOMechanism:
-    """Counts of ``p`` and of ``p ∧ b_j`` for ``j = 0 … d−1`` (Theorem 4.6)."""
+    """Counts of ``p`` and of ``p ∧ b_j`` for ``j = 0 … d−1`` (Theorem 4.6).
+
+    A row outside ``p`` matters only through being outside: those values form one class; a
+    row in ``p`` is seen through all its bits, so each value of ``p`` is a class of its own.
+    """
     if not universe.bits:
         raise InvalidArgument("composition_counts needs a universe of bit strings (bits = d)")
     d = universe.bits
@@ -65,13 +73,15 @@ def composition_counts(universe: Universe, p: Predicate) -> PSOMechanism:
 
     def kernel(rows: tuple) -> tuple:
         inside = [bits[u] for u in rows if u in bits]
-        return (len(inside),) + (tuple(map(sum, zip(*inside))) if inside else zero)
-    return PSOMechanism(f"counts of p = {p.label!r} and p ∧ b_j, j < {d}", kernel, True)
+        return (len(inside),) + (tuple(map(sum, zip(*inside, strict=True))) if inside else zero)
+    return PSOMechanism(f"counts of p = {p.label!r} and p ∧ b_j, j < {d}", kernel, True,
+                        lambda u: (u,) if u in bits else ())
 
 
 def predicate_mechanism(q: Predicate) -> PSOMechanism:
     return PSOMechanism(f"predicate({q.label})",
-                        lambda rows: tuple(int(u in q) for u in rows), False)
+                        lambda rows: tuple(int(u in q) for u in rows), False,
+                        lambda u: u in q)
 
 
 def bit_predicates(universe: Universe) -> PSOMechanism:
@@ -139,9 +149,15 @@ def identity_mechanism() -> PSOMechanism:
 # ------------------------------------------------------------------------------ attacks
 
 
+def _bits(universe: Universe, what: str) -> int:
+    if not universe.bits:
+        raise InvalidArgument(f"{what} needs a universe of bit strings (bits = d)")
+    return universe.bits
+
+
 def composition_attack(universe: Universe) -> Callable[[tuple], Predicate]:
     """Theorem 4.6: if ``#p = 1``, bit ``j`` of the unique row of ``p`` is ``#(p ∧ b_j)``."""
-    d = universe.bits
+    d = _bits(universe, "the composition attack")
 
     def attack(out: tuple) -> Predicate:
         if out[0] != 1:
@@ -153,7 +169,7 @@ def composition_attack(universe: Universe) -> Callable[[tuple], Predicate]:
 
 def full_attack(universe: Universe) -> Callable[[tuple], tuple]:
     """Claim 4.8: the released bits spell every row; one predicate ``{x_i}`` per row."""
-    d = universe.bits
+    d = _bits(universe, "the full attack")
 
     def attack(out: tuple) -> tuple:
         rows = [sum(b << (d - 1 - j) for j, b in enumerate(bits)) for bits in out]
@@ -164,7 +180,7 @@ def full_attack(universe: Universe) -> Callable[[tuple], tuple]:
 def bit_suppression_attack(universe: Universe, k: int) -> Callable[[tuple], Predicate]:
     """§6.2: inside the first group's pattern, the completions whose suppressed bits read as a
     number below ``⌈2^|S|/k⌉`` — about one row in k of the group matches."""
-    d = universe.bits
+    d = _bits(universe, "the bit suppression attack")
 
     def attack(out: tuple) -> Predicate:
         pattern, size = out[0]

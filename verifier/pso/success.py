@@ -20,7 +20,10 @@ default), reported with the exact success, baseline, difference and ratio.
 
 Datasets are enumerated exactly: all ``|X|^n`` sequences, or — for a mechanism that depends
 only on the multiset of rows (isolation always does) — the multisets, each weighted by its
-multinomial probability.
+multinomial probability; values the mechanism and the adversary cannot tell apart are lumped
+into classes, and probabilities are integers over one denominator (:mod:`verifier.pso.datasets`).
+Every size is checked against the budget (``limits.records``, ``limits.datasets``,
+``limits.predicates``) before anything is enumerated.
 """
 
 from __future__ import annotations
@@ -28,20 +31,30 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
-from itertools import combinations_with_replacement, product
-from math import comb, factorial
+from math import comb
 
-from gmpy2 import mpq
+from gmpy2 import mpq, mpz
 
+from verifier.core.budget import LIMITS, Budget
 from verifier.core.distribution import BOTTOM, Dist
-from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.errors import InvalidArgument
+from verifier.pso.datasets import Lumping, class_count, lumping, weighted_datasets
 from verifier.pso.predicates import EMPTY, Predicate, Universe
 
 __all__ = ["isolation_probability", "realizable_weights", "baseline", "Admissible",
            "PSOMechanism", "datasets", "success", "optimal_adversary", "SuccessResult",
            "OptimalResult", "DEFAULT_BUDGET", "dataset_count"]
 
-DEFAULT_BUDGET = 5_000_000
+DEFAULT_BUDGET = LIMITS["datasets"].default
+
+
+def as_budget(budget: Budget | int | None) -> Budget:
+    """A :class:`Budget`; a bare integer is the ``limits.datasets`` limit."""
+    if budget is None:
+        return Budget()
+    if isinstance(budget, Budget):
+        return budget
+    return Budget(max_datasets=budget)
 
 
 def isolation_probability(n: int, w: object) -> mpq:
@@ -70,32 +83,61 @@ class Admissible:
         return " and ".join(parts) or "any weight"
 
 
-def realizable_weights(universe: Universe, budget: int = DEFAULT_BUDGET) -> dict[mpq, frozenset]:
-    """Every weight ``w(p)`` a predicate can have under ``D``, with one predicate realising it."""
-    sums: dict[mpq, frozenset] = {mpq(0): frozenset()}
+def _weight_sums(universe: Universe, budget: Budget) -> tuple[dict, dict]:
+    """Every realizable weight ``t`` with how it was reached: ``t ↦ (s, w, j)`` means
+    ``t = s + j·w`` with ``j`` values of weight ``w`` added to a predicate of weight ``s``.
+
+    Values of equal weight ``w`` (``c`` of them) add ``j·w`` for ``j = 0 … c`` at once, so a
+    uniform universe of any size costs ``|X|`` steps; the number of distinct weights is
+    checked against ``limits.predicates`` as it grows. Predicates are rebuilt only for the
+    weights asked for (:func:`_members`), never stored.
+    """
+    by_weight: dict[mpq, list] = {}
     for u in universe.values:
-        w = universe.dist[u]
-        for s, members in list(sums.items()):
-            t = s + w
-            if t not in sums:
-                sums[t] = members | {u}
-        if len(sums) > budget:
-            raise BudgetExceeded(f"more than {budget} distinct predicate weights under D; use a "
-                                 f"smaller universe or a uniform distribution")
-    return sums
+        by_weight.setdefault(universe.dist[u], []).append(u)
+    sums: dict[mpq, tuple | None] = {mpq(0): None}
+    for w, vals in by_weight.items():
+        for s in list(sums):
+            for j in range(1, len(vals) + 1):
+                t = s + j * w
+                if t not in sums:
+                    sums[t] = (s, w, j)
+            budget.require("predicates", len(sums), "distinct predicate weights under D",
+                           ", or use a smaller universe or a uniform distribution")
+    return sums, by_weight
 
 
-def baseline(universe: Universe, n: int, admissible: Admissible
-             ) -> tuple[mpq, mpq | None, frozenset]:
+def _members(sums: dict, by_weight: dict, t: mpq) -> frozenset:
+    out: list = []
+    step = sums[t]
+    while step is not None:
+        s, w, j = step
+        out += by_weight[w][:j]
+        step = sums[s]
+    return frozenset(out)
+
+
+def realizable_weights(universe: Universe, budget: Budget | int | None = None
+                       ) -> dict[mpq, frozenset]:
+    """Every weight ``w(p)`` a predicate can have under ``D``, with one predicate realising it
+    (for small universes; :func:`baseline` builds only the predicate it reports)."""
+    sums, by_weight = _weight_sums(universe, as_budget(budget))
+    return {t: _members(sums, by_weight, t) for t in sums}
+
+
+def baseline(universe: Universe, n: int, admissible: Admissible,
+             budget: Budget | int | None = None) -> tuple[mpq, mpq | None, frozenset]:
     """The best trivial adversary (Claim 3.1): ``(B(n, w*), w*, a predicate of weight w*)``."""
-    weights = realizable_weights(universe)
-    ok = sorted(w for w in weights if admissible(w))
+    b = as_budget(budget)
+    b.check_records(n, "rows.n")  # B(n, w) has about n·log2(den w) bits
+    sums, by_weight = _weight_sums(universe, b)
+    ok = sorted(w for w in sums if admissible(w))
     if not ok:
         return mpq(0), None, frozenset()
     i = bisect_left(ok, mpq(1, n))
     candidates = [ok[j] for j in (i - 1, i) if 0 <= j < len(ok)]
     best = max(candidates, key=lambda w: (isolation_probability(n, w), -w))
-    return isolation_probability(n, best), best, weights[best]
+    return isolation_probability(n, best), best, _members(sums, by_weight, best)
 
 
 @dataclass(frozen=True)
@@ -104,11 +146,14 @@ class PSOMechanism:
     the multiset of rows (then datasets are enumerated as multisets).
 
     ``kernel`` returns a :class:`Dist`, or a plain value for a deterministic output.
+    ``classes``, if given, is a key of a row value such that the kernel depends on each row
+    only through its key: values with equal keys (and equal weights) are then lumped.
     """
 
     name: str
     kernel: Callable[[tuple], object]
     symmetric: bool = False
+    classes: Callable[[Hashable], Hashable] | None = None
 
     def outputs(self, rows: tuple):
         """``(output, probability)`` pairs of the mechanism on ``rows``."""
@@ -120,7 +165,7 @@ ONE = mpq(1)
 
 
 def dataset_count(universe: Universe, n: int, symmetric: bool) -> int:
-    """How many datasets (or multisets) :func:`datasets` enumerates."""
+    """How many datasets (or multisets) :func:`datasets` enumerates (no lumping)."""
     k = sum(1 for u in universe.values if universe.dist[u] != 0)
     return comb(k + n - 1, n) if symmetric else k ** n
 
@@ -135,48 +180,16 @@ def _with_progress(items: Iterator, total: int, progress) -> Iterator:
         yield item
 
 
-def datasets(universe: Universe, n: int, symmetric: bool, budget: int = DEFAULT_BUDGET
-             ) -> Iterator[tuple[tuple, mpq]]:
+def datasets(universe: Universe, n: int, symmetric: bool,
+             budget: Budget | int | None = None) -> Iterator[tuple[tuple, mpq]]:
     """Every dataset with its probability: sequences, or multisets with multinomial weights."""
-    support = [u for u in universe.values if universe.dist[u] != 0]
-    k = len(support)
-    count = dataset_count(universe, n, symmetric)
-    if count > budget:
-        raise BudgetExceeded(
-            f"{'multisets' if symmetric else 'datasets'} of {n} rows over {k} values: {count}, "
-            f"over the budget of {budget}; use fewer rows or a smaller universe"
-            + ("" if symmetric else ", or a mechanism declared symmetric"))
-    weight = {u: universe.dist[u] for u in support}
-    uniform = len(set(weight.values())) == 1
-    if not symmetric:
-        if uniform:
-            p = weight[support[0]] ** n
-            for rows in product(support, repeat=n):
-                yield rows, p
-            return
-        for rows in product(support, repeat=n):
-            p = mpq(1)
-            for u in rows:
-                p *= weight[u]
-            yield rows, p
-        return
-    nf = factorial(n)
-    base = weight[support[0]] ** n * nf if uniform else None
-    for rows in combinations_with_replacement(support, n):
-        mult, run = 1, 1
-        for j in range(1, n):
-            if rows[j - 1] == rows[j]:
-                run += 1
-                mult *= run
-            else:
-                run = 1
-        if uniform:
-            yield rows, base / mult
-        else:
-            p = mpq(nf, mult)
-            for u in rows:
-                p *= weight[u]
-            yield rows, p
+    b = as_budget(budget)
+    b.check_records(n, "rows.n")
+    lump = lumping(universe)
+    class_count(lump, n, symmetric, b)
+    scale = lump.denominator ** n
+    for rows, weight in weighted_datasets(lump, n, symmetric):
+        yield rows, mpq(weight, scale)
 
 
 def _isolated_row(members: frozenset, rows: tuple) -> int | None:
@@ -212,29 +225,66 @@ def _as_predicate_or_collection(value: object):
 
 @dataclass(frozen=True)
 class SuccessResult:
+    """Exact success; ``datasets`` counts the datasets (or multisets) enumerated — over
+    ``classes`` classes of interchangeable values when the universe was lumped."""
+
     success: mpq
     weights: dict  # weight of the output predicate (or "collection") → probability
     datasets: int
+    classes: int | None = None
+
+
+class _NotAUnion(Exception):
+    """An adversary's predicate splits a class of lumped values."""
 
 
 def success(universe: Universe, n: int, mech: PSOMechanism,
             adversary: Callable[[Hashable], object], admissible: Admissible,
-            budget: int = DEFAULT_BUDGET, progress=None) -> SuccessResult:
-    """``Succ(A, M)`` exactly (Definition 3.3; collections: Definition 3.7)."""
-    total = mpq(0)
+            budget: Budget | int | None = None, progress=None, lump: bool = True
+            ) -> SuccessResult:
+    """``Succ(A, M)`` exactly (Definition 3.3; collections: Definition 3.7).
+
+    With ``lump`` (the default) and a mechanism that declares ``classes``, interchangeable
+    values are enumerated once per class (:mod:`verifier.pso.datasets`); should the adversary
+    output a predicate that splits a class, the enumeration is redone value by value. The
+    result is the same exact number either way.
+    """
+    b = as_budget(budget)
+    b.check_records(n, "rows.n")
+    if lump and mech.classes is not None:
+        classes = lumping(universe, mech.classes)
+        if classes.lumped:
+            try:
+                return _success(universe, n, mech, adversary, admissible, b, progress, classes)
+            except _NotAUnion:
+                pass
+    return _success(universe, n, mech, adversary, admissible, b, progress, lumping(universe))
+
+
+def _predicates(choice) -> tuple:
+    return choice if isinstance(choice, tuple) else (choice,)
+
+
+def _success(universe: Universe, n: int, mech: PSOMechanism, adversary, admissible: Admissible,
+             budget: Budget, progress, classes: Lumping) -> SuccessResult:
+    count_all = class_count(classes, n, mech.symmetric, budget)
+    total: mpz | mpq = mpz(0)  # in units of 1/d^n
     weights: dict = {}
     answers: dict = {}
     count = 0
-    for rows, px in _with_progress(datasets(universe, n, mech.symmetric, budget),
-                                   dataset_count(universe, n, mech.symmetric), progress):
+    for rows, nx in _with_progress(weighted_datasets(classes, n, mech.symmetric), count_all,
+                                   progress):
         count += 1
         for o, po in mech.outputs(rows):
             if o not in answers:
                 answers[o] = [_classify(universe, choice, admissible) + (pa,)
                               for choice, pa in _as_choices(adversary(o))]
+                if not all(classes.is_union(p.members)
+                           for choice, _, _, _ in answers[o] for p in _predicates(choice)):
+                    raise _NotAUnion
             for choice, key, allowed, pa in answers[o]:
-                mass = px * po if pa == 1 else px * po * pa
-                weights[key] = weights.get(key, mpq(0)) + mass
+                mass = nx if po == 1 and pa == 1 else nx * po * pa
+                weights[key] = weights.get(key, 0) + mass
                 if not allowed:
                     continue
                 if isinstance(choice, tuple):
@@ -244,7 +294,9 @@ def success(universe: Universe, n: int, mech: PSOMechanism,
                     ok = _isolated_row(choice.members, rows) is not None
                 if ok:
                     total += mass
-    return SuccessResult(total, weights, count)
+    scale = classes.denominator ** n
+    return SuccessResult(mpq(total) / scale, {k: mpq(v) / scale for k, v in weights.items()},
+                         count, len(classes.representatives) if classes.lumped else None)
 
 
 def _classify(universe: Universe, choice, admissible: Admissible) -> tuple:
@@ -264,21 +316,31 @@ class OptimalResult:
 
 
 def optimal_adversary(universe: Universe, n: int, mech: PSOMechanism, admissible: Admissible,
-                      budget: int = DEFAULT_BUDGET, progress=None) -> OptimalResult:
+                      budget: Budget | int | None = None, progress=None) -> OptimalResult:
     """The best adversary: for each output, the admissible predicate most likely to isolate.
 
     ``Succ* = Σ_o max_p Σ_x P[x]·P[M(x)=o]·[p isolates x]``: exhaustive over the ``2^|X|``
     predicates, with datasets grouped by the values present and those present once (which is
-    all isolation depends on).
+    all isolation depends on). ``2^|X|`` is checked against ``limits.predicates`` before a
+    predicate is listed, and the scoring (predicates × (output, dataset group) pairs) after
+    the datasets are read.
     """
+    b = as_budget(budget)
+    b.check_records(n, "rows.n")
     values = list(universe.values)
+    b.require_power("predicates", 2, len(values),
+                    f"predicates of a universe of {len(values)} values (2^|X|)",
+                    ", or use another adversary")
+    classes = lumping(universe)
+    count_all = class_count(classes, n, mech.symmetric, b)
     index = {u: j for j, u in enumerate(values)}
     masks = [m for m in range(2 ** len(values))
              if admissible(universe.weight(values[j] for j in range(len(values)) if m >> j & 1))]
     per_output: dict = {}
-    for rows, px in _with_progress(datasets(universe, n, mech.symmetric, budget),
-                                   dataset_count(universe, n, mech.symmetric), progress):
-        present, once, seen = 0, 0, {}
+    for rows, nx in _with_progress(weighted_datasets(classes, n, mech.symmetric), count_all,
+                                   progress):
+        present, once = 0, 0
+        seen: dict[Hashable, int] = {}
         for u in rows:
             seen[u] = seen.get(u, 0) + 1
         for u, c in seen.items():
@@ -287,18 +349,19 @@ def optimal_adversary(universe: Universe, n: int, mech: PSOMechanism, admissible
                 once |= 1 << index[u]
         for o, po in mech.outputs(rows):
             sigs = per_output.setdefault(o, {})
-            sigs[(present, once)] = sigs.get((present, once), mpq(0)) + px * po
+            sigs[(present, once)] = sigs.get((present, once), 0) + (nx if po == 1 else nx * po)
     searched = len(per_output) * len(masks)
-    if searched * max((len(s) for s in per_output.values()), default=1) > budget * 10:
-        raise BudgetExceeded(
-            f"the optimal adversary would score {len(masks)} predicates for {len(per_output)} "
-            f"outputs against {max(len(s) for s in per_output.values())} dataset classes each, "
-            f"over the budget; use a smaller universe or fewer rows")
-    total, strategy, weights = mpq(0), {}, {}
+    groups = sum(len(sigs) for sigs in per_output.values())
+    b.require("predicates", len(masks) * groups,
+              f"optimal adversary: predicates × (output, dataset group) pairs = "
+              f"{len(masks)} × {groups}", ", or use a smaller universe or fewer rows")
+    total = mpz(0)
+    strategy: dict = {}
+    weights: dict = {}
     for o, sigs in per_output.items():
-        best_score, best_mask = mpq(0), None
+        best_score, best_mask = 0, None
         for m in masks:
-            score = mpq(0)
+            score = 0
             for (present, once), w in sigs.items():
                 inter = m & present
                 if inter and inter & (inter - 1) == 0 and inter & once:
@@ -310,5 +373,7 @@ def optimal_adversary(universe: Universe, n: int, mech: PSOMechanism, admissible
         strategy[o] = members
         total += best_score
         w = universe.weight(members)
-        weights[w] = weights.get(w, mpq(0)) + sum(sigs.values(), mpq(0))
-    return OptimalResult(total, strategy, weights, searched)
+        weights[w] = weights.get(w, 0) + sum(sigs.values())
+    scale = classes.denominator ** n
+    return OptimalResult(mpq(total) / scale, strategy,
+                         {k: mpq(v) / scale for k, v in weights.items()}, searched)
