@@ -95,7 +95,7 @@ def test_threshold_spec_against_direct_computation():
 def load_and_run(name):
     from pathlib import Path
     path = Path(__file__).resolve().parent.parent / "examples" / name
-    out = runner.invoke(app, ["check", str(path), "--json"])
+    out = runner.invoke(app, ["check", str(path), "--json", "--full"])
     assert out.exit_code in (0, 1), out.stderr
     return json.loads(out.stdout)
 

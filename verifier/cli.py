@@ -1,67 +1,57 @@
-"""The ``plrv`` command line: a thin layer over :mod:`verifier.spec` and :mod:`verifier.render`.
+"""The ``plrv`` command line: load a spec, run the library, render the report, set the exit code.
 
-Exit status: 0 the claim holds, 1 it does not, 2 an error (bad spec, budget exceeded, …).
+Each command returns its exit status; the application (:mod:`verifier.io.app`) turns any
+exception into one ``error: …`` line and exit 2, so that only a decided verdict exits 0 or 1
+(0 holds, 1 does not hold, 3 unknown). The library modules and rich are imported only when a
+command runs.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from verifier.core.errors import SpecError, VerifierError
+from verifier.io.app import FAILS, HOLDS, UNKNOWN, app
+from verifier.io.app import verdict as _verdict
 
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    help="plrv: exact verification of privacy guarantees of small, finite mechanisms.",
-)
-
-
-@app.callback()
-def _root() -> None:
-    """plrv: exact verification of privacy guarantees of small, finite mechanisms."""
-
-
-def _fail(exc: VerifierError, path: Path | None = None) -> None:
-    where = f"{path}: " if path is not None and not isinstance(exc, SpecError) else ""
-    typer.echo(f"error: {where}{exc}", err=True)
-    raise typer.Exit(2)
-
-
-def _emit_json(obj: dict) -> None:
-    sys.set_int_max_str_digits(0)  # exact numbers can be thousands of digits long
-    typer.echo(json.dumps(obj, indent=2, ensure_ascii=False))
-
-
+SpecArg = Annotated[Path, typer.Argument(help="A spec file (TOML).", show_default=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+FullOpt = Annotated[bool, typer.Option(
+    "--full", help="With --json: add the per-row tables (per background value, every output "
+                   "of a witness, the optimal strategy).")]
 BudgetOpt = Annotated[int | None, typer.Option(
-    "--budget", help="Largest number of databases to enumerate (spec: limits.databases).")]
+    "--budget", min=1, help="Largest number of databases to enumerate (spec: limits.databases).")]
 CountsOpt = Annotated[int | None, typer.Option(
-    "--budget-counts", help="Largest number of count combinations (spec: limits.combinations).")]
+    "--budget-counts", min=1,
+    help="Largest number of count combinations (spec: limits.combinations).")]
 EngineOpt = Annotated[str | None, typer.Option(
     "--engine", help="auto (default), brute or counts (spec: limits.engine).")]
 ProgressOpt = Annotated[bool | None, typer.Option(
-    "--progress/--no-progress", help="Show progress on stderr (default: when it is a terminal).")]
+    "--progress/--no-progress",
+    help="Show a progress bar on stderr (default: when stderr is a terminal; --progress "
+         "forces it).")]
+PlotOpt = Annotated[Path | None, typer.Option(
+    "--plot", help="Draw the curves to a .png, .pdf or .svg file (needs plrv[plot]).")]
+CertOpt = Annotated[Path | None, typer.Option(
+    "--certificate", help="Also write a certificate (JSON): the evidence, for plrv "
+                          "verify-certificate.")]
 
 
 def _load(spec: Path, budget: int | None, budget_counts: int | None, engine: str | None):
     """Read SPEC and apply the command-line overrides."""
     from dataclasses import replace
 
-    from verifier.core.budget import Budget
     from verifier.core.errors import InvalidArgument
     from verifier.engines.choice import ENGINES
     from verifier.io.spec import load_spec
 
     s = load_spec(spec)
-    if budget is not None or budget_counts is not None:
-        s = replace(s, budget=Budget(
-            budget if budget is not None else s.budget.max_databases,
-            budget_counts if budget_counts is not None else s.budget.max_combinations))
+    if budget is not None:
+        s = replace(s, budget=replace(s.budget, max_databases=budget))
+    if budget_counts is not None:
+        s = replace(s, budget=replace(s.budget, max_combinations=budget_counts))
     if engine is not None:
         if engine not in ENGINES:
             raise InvalidArgument(f"--engine {engine!r} is not one of {', '.join(ENGINES)}")
@@ -69,67 +59,53 @@ def _load(spec: Path, budget: int | None, budget_counts: int | None, engine: str
     return s
 
 
-class _Progress:
-    """A progress bar on stderr, shown while tables are built (display only)."""
+def _outputs(**paths: tuple[Path | None, tuple[str, ...] | None]) -> None:
+    """Check every output path named on the command line before any work is done."""
+    from verifier.io.files import check_output_path
 
-    def __init__(self, enabled: bool | None, label: str):
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.label = label
-        self.bar = None
-        self.task = None
+    for option, (path, extensions) in paths.items():
+        if path is not None:
+            check_output_path(path, option, extensions)
 
-    def __enter__(self):
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import Progress
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.__enter__()
-        return self
 
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            return
-        if self.task is None:
-            self.task = self.bar.add_task(self.label, total=total)
-        self.bar.update(self.task, completed=done, total=total)
+def _print_json(obj: object) -> None:
+    from verifier.io.json_out import dumps
 
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
+    typer.echo(dumps(obj))
 
 
 @app.command()
-def check(
-    spec: Annotated[Path, typer.Argument(help="A spec file (TOML).")],
-    json_out: JsonOpt = False,
-    budget: BudgetOpt = None,
-    budget_counts: CountsOpt = None,
-    engine: EngineOpt = None,
-    progress: ProgressOpt = None,
-) -> None:
-    """Decide the (ε, δ) claim of SPEC for every notion it names, exactly."""
-    from verifier.io.json_out import report_json
+def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
+          budget: BudgetOpt = None, budget_counts: CountsOpt = None, engine: EngineOpt = None,
+          progress: ProgressOpt = None, certificate: CertOpt = None) -> int:
+    """Decide the (ε, δ) claim of SPEC for every notion it names, exactly.
+
+    The claim holds when it holds for every notion.
+    """
+    from verifier.io.progress import ProgressBar
     from verifier.io.spec import run_spec
 
-    try:
-        s = _load(spec, budget, budget_counts, engine)
-        with _Progress(progress, "joint tables") as bar:
+    _outputs(**{"--certificate": (certificate, None)})
+    s = _load(spec, budget, budget_counts, engine)
+    with ProgressBar(progress, "joint tables") as bar:
+        if certificate is None:
             report = run_spec(s, progress=bar)
-    except VerifierError as exc:
-        _fail(exc, spec)
+        else:
+            from verifier.certificates.emit import write_check_certificate
+            report = write_check_certificate(s, certificate, progress=bar)
     if json_out:
-        def engine(notion: str) -> str:
-            return "; ".join(i for i in report.info if i.startswith("dp:") == (notion == "dp"))
-        _emit_json(report_json(report.results, engine))
+        from verifier.io.json_out import check_json
+        _print_json(check_json(report, full))
     else:
-        from verifier.io.terminal import print_report
-        print_report(s, report)
-    raise typer.Exit(0 if report.holds else 1)
+        from verifier.io.terminal import print_check
+        print_check(s, report)
+    return _verdict(report.holds)
 
 
 @app.command()
 def sweep(
-    spec: Annotated[Path, typer.Argument(help="A spec file with a threshold_count mechanism.")],
+    spec: Annotated[Path, typer.Argument(help="A spec file with a threshold_count mechanism.",
+                                         show_default=False)],
     threshold: Annotated[str, typer.Option(help='Thresholds: "A..B" or "A,B,C".')],
     p: Annotated[str | None, typer.Option(
         "--p", help='Comma-separated P[record = last value], one curve each (two-valued '
@@ -138,57 +114,46 @@ def sweep(
     json_file: Annotated[Path | None, typer.Option(
         "--json-file", help="Write the rows as JSON.")] = None,
     json_out: JsonOpt = False,
-    plot: Annotated[Path | None, typer.Option(help="Draw the curves to a PNG.")] = None,
+    plot: PlotOpt = None,
     budget: BudgetOpt = None,
     budget_counts: CountsOpt = None,
     engine: EngineOpt = None,
     progress: ProgressOpt = None,
-) -> None:
-    """Tight δ at ε and tight ε at δ of a thresholded count for each threshold (thesis Fig. 3.4)."""
-    from verifier.io.json_out import short
-    from verifier.notions.sweep import parse_range, sweep_rows, threshold_sweep
+) -> int:
+    """Tight δ at ε and tight ε at δ of a thresholded count for each threshold (thesis Fig. 3.4).
 
-    try:
-        s = _load(spec, budget, budget_counts, engine)
-        thresholds = parse_range(threshold)
-        ps = [x.strip() for x in p.split(",")] if p else None
-        with _Progress(progress, "thresholds") as bar:
-            points = threshold_sweep(s, thresholds, ps, progress=bar)
-    except VerifierError as exc:
-        _fail(exc, spec)
-    rows = sweep_rows(points)
-    if csv_out is not None:
-        import csv
-        with open(csv_out, "w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
-    if json_file is not None:
-        sys.set_int_max_str_digits(0)
-        json_file.write_text(json.dumps(rows, indent=1, ensure_ascii=False), encoding="utf-8")
+    The claim holds when it holds at every point (p, threshold, notion).
+    """
+    from verifier.io.options import number_list
+    from verifier.io.plot import EXTENSIONS
+    from verifier.io.progress import ProgressBar
+    from verifier.notions.sweep import parse_range, threshold_sweep
+
+    _outputs(**{"--csv": (csv_out, None), "--json-file": (json_file, None),
+                "--plot": (plot, EXTENSIONS)})
     if plot is not None:
-        from verifier.io.plot import plot_threshold_sweep
-        plot_threshold_sweep(points, plot, title=f"{s.mechanism.name}, n = {s.records}",
-                             epsilon=str(s.epsilon), delta=str(s.delta))
+        from verifier.io.plot import require_matplotlib
+        require_matplotlib()
+    s = _load(spec, budget, budget_counts, engine)
+    thresholds = parse_range(threshold)
+    with ProgressBar(progress, "thresholds") as bar:
+        report = threshold_sweep(s, thresholds, number_list(p) if p else None, progress=bar)
+    if csv_out is not None or json_file is not None or plot is not None:
+        from verifier.io.writers import write_sweep
+        write_sweep(report, csv_out, json_file, plot)
     if json_out:
-        _emit_json({"rows": rows})
-        return
-    from rich.console import Console
-    from rich.table import Table
-    table = Table(title=f"threshold sweep: δ at ε = {s.epsilon}, ε at δ = {short(str(s.delta))}"
-                        f" (exact; long values in --csv/--json)")
-    for col in ("p", "T", "notion", "δ (exact)", "δ ≈", "ε (exact)", "ε ≈", "holds"):
-        table.add_column(col)
-    for row in rows:
-        table.add_row(row["p"], str(row["threshold"]), row["notion"], short(row["delta"]),
-                      row["delta_approx"], short(row["epsilon"]), row["epsilon_approx"],
-                      "yes" if row["holds"] else "no")
-    Console(highlight=False, width=160).print(table)
+        from verifier.io.json_out import sweep_json
+        _print_json(sweep_json(report))
+    else:
+        from verifier.io.terminal import print_sweep
+        print_sweep(report)
+    return _verdict(report.holds)
 
 
 @app.command()
 def guess(
-    spec: Annotated[Path | None, typer.Argument(help="A guessing spec (TOML).")] = None,
+    spec: Annotated[Path | None, typer.Argument(help="A guessing spec (TOML).",
+                                                show_default=False)] = None,
     json_out: JsonOpt = False,
     eta: Annotated[str | None, typer.Option(help="Target advantage η: find ε.")] = None,
     diameter: Annotated[str | None, typer.Option(
@@ -197,129 +162,254 @@ def guess(
         help="Prior probability of the goal, P[X ∈ g(x)] (without SPEC; default: worst case).")
     ] = None,
     plot: Annotated[Path | None, typer.Option(
-        help="Draw advantage against ε for several priors (simplified bound) to a PNG.")] = None,
+        help="Draw advantage against ε for several priors (simplified bound) to a .png, .pdf "
+             "or .svg file (needs plrv[plot]).")] = None,
     tolerance: Annotated[str | None, typer.Option(
         help="Relative width of the certified interval of the precise inversion.")] = None,
-) -> None:
-    """Guessing advantage of an attacker (seed 004): exact advantage, bounds, ε from η."""
-    from verifier.guessing.bounds import max_advantage, simplified_epsilon, worst_prior_for_eta
+) -> int:
+    """Guessing advantage of an attacker (seed 004): exact advantage, bounds, ε from η.
 
-    try:
-        if spec is None:
-            if eta is None or diameter is None:
-                raise SpecError("without SPEC give --eta and --diameter (and optionally --prior)")
-            p = prior if prior is not None else worst_prior_for_eta(eta)
-            eps = simplified_epsilon(p, eta, diameter)
-            out = {"epsilon": str(eps), "epsilon_approx": eps.approx(), "prior": str(p),
-                   "eta": eta, "diameter": diameter, "worst_case_prior": prior is None}
-            if not eps.infinite:
-                out["max_advantage_at_epsilon"] = str(max_advantage(eps, diameter))
-            if plot is not None:
-                from verifier.io.plot import plot_advantage
-                plot_advantage(plot, diameter)
-            if json_out:
-                _emit_json(out)
-            else:
-                for k, v in out.items():
-                    typer.echo(f"{k:26} {v}")
-            return
-        from verifier.guessing.report import guess_report, report_json
-        from verifier.io.guess_spec import load_guess_spec
-        s = load_guess_spec(spec)
-        from dataclasses import replace
-        if eta is not None:
-            from verifier.guessing.bounds import check_eta
-            s = replace(s, eta=check_eta(eta))
-        if tolerance is not None:
-            from verifier.core.numbers import rational
-            t = rational(tolerance, "--tolerance")
-            if t <= 0:
-                raise SpecError(f"--tolerance {tolerance} must be > 0")
-            s = replace(s, tolerance=t)
-        rep = guess_report(s)
-    except VerifierError as exc:
-        _fail(exc, spec)
+    With SPEC the claim is: posterior ≤ precise bound ≤ simplified bound for every target at
+    the ε used (exit 3 if a certified comparison stays undecided); η (--eta or query.eta)
+    asks which ε keeps the advantage at most η. Without SPEC (--eta and --diameter) ε is
+    computed and the exit status is 0.
+    """
+    from verifier.io.plot import EXTENSIONS
+
+    _outputs(**{"--plot": (plot, EXTENSIONS)})
     if plot is not None:
-        from verifier.io.plot import plot_advantage
-        plot_advantage(plot, rep["diameter"][0])
+        from verifier.io.plot import require_matplotlib
+        require_matplotlib()
+    if spec is None:
+        return _guess_eta(eta, diameter, prior, plot, json_out)
+    from dataclasses import replace
+
+    from verifier.guessing.report import guess_report
+    from verifier.io.guess_spec import load_guess_spec
+    from verifier.io.options import positive, strictly_between_0_and_1
+
+    s = load_guess_spec(spec)
+    if eta is not None:
+        s = replace(s, eta=strictly_between_0_and_1(eta, "--eta"))
+    if tolerance is not None:
+        s = replace(s, tolerance=positive(tolerance, "--tolerance"))
+    rep = guess_report(s)
+    if plot is not None:
+        from verifier.io.writers import write_advantage_plot
+        write_advantage_plot(plot, rep.diameter[0])
     if json_out:
-        _emit_json(report_json(rep))
-        return
-    from verifier.io.terminal import print_guess
-    print_guess(s, rep)
+        from verifier.io.json_out import guess_json
+        _print_json(guess_json(rep))
+    else:
+        from verifier.io.terminal import print_guess
+        print_guess(s, rep)
+    return _verdict(rep.holds)
+
+
+def _guess_eta(eta: str | None, diameter: str | None, prior: str | None, plot: Path | None,
+               json_out: bool) -> int:
+    """``plrv guess --eta --diameter [--prior]``: ε for a target advantage."""
+    from verifier.core.errors import InvalidArgument
+    from verifier.guessing.report import eta_report
+    from verifier.io.options import positive, strictly_between_0_and_1
+
+    if eta is None or diameter is None:
+        raise InvalidArgument("without SPEC give --eta and --diameter (and optionally --prior)")
+    rep = eta_report(strictly_between_0_and_1(eta, "--eta"), positive(diameter, "--diameter"),
+                     None if prior is None else strictly_between_0_and_1(prior, "--prior"))
+    if plot is not None:
+        from verifier.io.writers import write_advantage_plot
+        write_advantage_plot(plot, rep.diameter)
+    if json_out:
+        from verifier.io.json_out import eta_json
+        _print_json(eta_json(rep))
+    else:
+        from verifier.io.terminal import print_eta
+        print_eta(rep)
+    return HOLDS
 
 
 @app.command()
 def pso(
-    spec: Annotated[Path, typer.Argument(help="A predicate-singling-out spec (TOML).")],
+    spec: Annotated[Path, typer.Argument(help="A predicate-singling-out spec (TOML).",
+                                         show_default=False)],
     json_out: JsonOpt = False,
+    full: FullOpt = False,
     progress: ProgressOpt = None,
-) -> None:
-    """Predicate singling out (seed 002): exact success, baseline, and the claim's verdict."""
-    from verifier.io.pso_spec import load_pso_spec
-    from verifier.pso.report import pso_json, pso_report
+) -> int:
+    """Predicate singling out (seed 002): exact success, baseline, and the claim's verdict.
 
-    try:
-        s = load_pso_spec(spec)
-        with _Progress(progress, "datasets") as bar:
-            rep = pso_report(s, progress=bar)
-    except VerifierError as exc:
-        _fail(exc, spec)
+    The claim: success ≤ factor · baseline + slack ([claim] factor, slack).
+    """
+    from verifier.io.progress import ProgressBar
+    from verifier.io.pso_spec import load_pso_spec
+    from verifier.pso.report import pso_report
+
+    s = load_pso_spec(spec)
+    with ProgressBar(progress, "datasets") as bar:
+        rep = pso_report(s, progress=bar)
     if json_out:
-        _emit_json(pso_json(s, rep))
+        from verifier.io.json_out import pso_json
+        _print_json(pso_json(s, rep, full))
     else:
         from verifier.io.terminal import print_pso
         print_pso(s, rep)
-    raise typer.Exit(0 if rep["claim"]["holds"] else 1)
+    return _verdict(rep.holds)
 
 
 @app.command()
 def family(
-    spec: Annotated[Path, typer.Argument(help="A spec file: [data], [mechanism], [query].")],
+    spec: Annotated[Path, typer.Argument(
+        help="A spec file: [data], [mechanism], [query].", show_default=False)],
     param: Annotated[str, typer.Option(help="The mechanism parameter that varies, e.g. truth.")],
     range_: Annotated[str, typer.Option("--range", help='The closed interval "lo..hi".')],
-    timeout: Annotated[int, typer.Option(help="z3 time limit in seconds.")] = 20,
+    timeout: Annotated[int, typer.Option(min=1, help="z3 time limit in seconds.")] = 20,
     json_out: JsonOpt = False,
-) -> None:
+) -> int:
     """Does the spec's (ε, δ)-DP claim hold for every value of one parameter? (z3, then exact)
 
-    Exit status: 0 holds for the whole interval, 1 a confirmed counterexample, 2 error,
-    3 unknown (a solver timeout or an unconfirmed witness is never reported as holding).
+    0 holds for the whole interval, 1 a counterexample confirmed by the exact engine, 3 unknown
+    (a solver timeout or an unconfirmed witness is never reported as holding).
     """
+    from verifier.io.options import interval
     from verifier.io.spec import load_spec
     from verifier.symbolic.family import check_family
 
-    try:
-        s = load_spec(spec)
-        if ".." not in range_:
-            raise SpecError(f'--range {range_!r} is not of the form "lo..hi"')
-        lo, hi = (x.strip() for x in range_.split("..", 1))
-        params = {k: v for k, v in s.mechanism.params.items() if k not in (param, "values")}
-        res = check_family(s.mechanism.name, param, lo, hi, values=s.values,
-                           records=s.records, params=params, epsilon=s.epsilon,
-                           delta=s.delta, timeout_ms=timeout * 1000)
-    except VerifierError as exc:
-        _fail(exc, spec)
-    out = {"status": res.status, "parameter": res.parameter,
-           "interval": [str(res.interval[0]), str(res.interval[1])],
-           "claim": {"epsilon": str(s.epsilon), "delta": str(s.delta)}, "detail": res.detail}
-    if res.counterexample is not None:
-        from verifier.io.json_out import jsonable
-        out["counterexample"] = {param: str(res.counterexample),
-                                 "delta": str(res.exact.delta),
-                                 "epsilon": str(res.exact.epsilon),
-                                 "witness": jsonable(res.exact.witness)}
+    s = load_spec(spec)
+    lo, hi = interval(range_, "--range")
+    params = {k: v for k, v in s.mechanism.params.items() if k not in (param, "values")}
+    res = check_family(s.mechanism.name, param, lo, hi, values=s.values, records=s.records,
+                       params=params, epsilon=s.epsilon, delta=s.delta,
+                       timeout_ms=timeout * 1000)
     if json_out:
-        _emit_json(out)
+        from verifier.io.json_out import family_json
+        _print_json(family_json(res, mechanism=s.mechanism.name, records=s.records,
+                                epsilon=s.epsilon, delta=s.delta))
     else:
-        typer.echo(f"{s.mechanism.name}, {param} ∈ [{out['interval'][0]}, {out['interval'][1]}]"
-                   f", claim (ε = {s.epsilon}, δ = {s.delta})-DP on {s.records} records:")
-        typer.echo(f"  {res.status}: {res.detail}")
-        if res.counterexample is not None:
-            c = out["counterexample"]
-            typer.echo(f"  at {param} = {c[param]}: exact δ = {c['delta']} at ε = {s.epsilon}, "
-                       f"tight ε = {c['epsilon']}")
-    raise typer.Exit({"holds": 0, "fails": 1}.get(res.status, 3))
+        from verifier.io.terminal import print_family
+        print_family(res, mechanism=s.mechanism.name, records=s.records, epsilon=s.epsilon,
+                     delta=s.delta)
+    return {"holds": HOLDS, "fails": FAILS}.get(res.status, UNKNOWN)
+
+
+@app.command()
+def prove(
+    spec: SpecArg,
+    claim: Annotated[str, typer.Option(
+        help='lemma4, lemma5, lemma6, theorem2, apk-le-ppk, or an expression over apk, ppk, '
+             'noiseless, dp such as "apk <= 2*ppk".')],
+    every_epsilon: Annotated[bool, typer.Option(
+        "--every-epsilon", help="Decide the claim for every ε ≥ 0 at once (E = e^ε free).")]
+    = False,
+    every_known_set: Annotated[bool, typer.Option(
+        "--every-known-set", help="Every target with every set of known records.")] = False,
+    timeout: Annotated[int, typer.Option(min=1, help="z3 time limit per instance, seconds.")]
+    = 20,
+    json_out: JsonOpt = False,
+) -> int:
+    """Prove a claim for every value of the spec's [parameters] (z3; witnesses re-checked).
+
+    0 proved, 1 a counterexample confirmed by the exact engine, 3 unknown.
+    """
+    from verifier.symbolic.instance import load_symbolic
+    from verifier.symbolic.prove import prove as run
+
+    rep = run(load_symbolic(spec), claim, every_epsilon=every_epsilon,
+              every_known_set=every_known_set, timeout_ms=timeout * 1000)
+    if json_out:
+        from verifier.io.json_out import prove_json
+        _print_json(prove_json(rep))
+    else:
+        from verifier.io.terminal import print_prove
+        print_prove(rep)
+    return {"proved": HOLDS, "counterexample": FAILS}.get(rep.status, UNKNOWN)
+
+
+@app.command()
+def reducible(spec: SpecArg, json_out: JsonOpt = False) -> int:
+    """Is the spec's mechanism Θ-reducible (thesis Definition 59)? Bijections or a witness.
+
+    0 reducible (for every parameter value), 1 not, 3 unknown.
+    """
+    from verifier.symbolic.instance import load_symbolic
+    from verifier.symbolic.reducibility import decide_reducible
+
+    sym = load_symbolic(spec)
+    res = decide_reducible(sym)
+    if json_out:
+        from verifier.io.json_out import reducible_json
+        _print_json(reducible_json(res))
+    else:
+        from verifier.io.terminal import print_reducible
+        print_reducible(res, sym.parameters.describe())
+    return _verdict(res.reducible)
+
+
+@app.command()
+def search(
+    name: Annotated[str, typer.Argument(help="A registered conjecture, e.g. apk-le-ppk.",
+                                        show_default=False)],
+    records: Annotated[int, typer.Option(min=1, max=3, help="Largest number of records.")] = 3,
+    examples: Annotated[int, typer.Option(min=0, help="Hypothesis examples.")] = 200,
+    json_out: JsonOpt = False,
+) -> int:
+    """Search a minimised counterexample to a registered conjecture.
+
+    1 a counterexample (re-checked exactly), 3 none found (evidence, never a proof).
+    """
+    from verifier.symbolic.conjectures import SearchBudget, conjecture
+    from verifier.symbolic.conjectures import search as run
+
+    res = run(conjecture(name), SearchBudget(max_records=records, examples=examples))
+    if json_out:
+        from verifier.io.json_out import search_json
+        _print_json(search_json(res))
+    else:
+        from verifier.io.terminal import print_search
+        print_search(res)
+    return FAILS if res.found else UNKNOWN
+
+
+@app.command("verify-certificate")
+def verify_certificate_command(
+    file: Annotated[Path, typer.Argument(help="A certificate written by --certificate.",
+                                         show_default=False)],
+) -> int:
+    """Re-check a certificate with the independent checker (standard library only).
+
+    0 verified, 1 rejected (the first discrepancy is named).
+    """
+    from verifier.certificates.verify import load, verify_certificate
+
+    out = verify_certificate(load(str(file)))
+    for note in out.notes:
+        typer.echo(f"  {note}")
+    typer.echo("verified" if out.verified else f"rejected: {out.reason}")
+    return HOLDS if out.verified else FAILS
+
+
+@app.command()
+def theorems(
+    json_out: JsonOpt = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print docs/theorems.md.")]
+    = False,
+) -> int:
+    """Run the theorem records of proofs/: one row per seed statement, with its status.
+
+    0 every record gives its expected verdict, 1 one does not.
+    """
+    from verifier.certificates.records import theorem_rows, theorems_markdown
+
+    table, ok = theorem_rows()
+    if json_out:
+        _print_json(table)
+    elif markdown:
+        typer.echo(theorems_markdown(table), nl=False)
+    else:
+        for r in table:
+            typer.echo(f"{r['id']:32} {r['status']:26} {r['instances']:>5} meaningful  "
+                       f"{r['seed']}")
+    return HOLDS if ok else FAILS
 
 
 def main() -> None:  # console-script entry point

@@ -1,18 +1,28 @@
-"""The ``plrv guess`` report: per-target advantage, bounds and inversions, and JSON."""
+"""The ``plrv guess`` report: per-target advantage, bounds and inversions, as typed values.
+
+The claim a guessing report decides (seed 004): at the ε used, every target's exact posterior
+lies below the precise bound and the precise bound below the simplified one
+(``posterior ≤ precise ≤ simplified``). A target advantage η asks a question instead: which ε
+keeps the advantage at most η (the inversion).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from gmpy2 import mpq
 
+from verifier.core.numbers import rational
 from verifier.guessing.bounds import (
     Certified,
+    check_eta,
+    max_advantage,
     precise_bound,
     precise_epsilon,
     simplified_bound,
     simplified_epsilon,
+    worst_prior_for_eta,
 )
 from verifier.guessing.metric import (
     ScaledLog,
@@ -20,9 +30,10 @@ from verifier.guessing.metric import (
 )
 from verifier.guessing.model import GuessModel, advantage, vulnerability
 from verifier.io.guess_spec import GuessSpec
-from verifier.io.json_out import jsonable
 
-__all__ = ["guess_report", "TargetRow"]
+__all__ = ["guess_report", "eta_report", "TargetRow", "Inversion", "GuessReport", "EtaReport"]
+
+
 @dataclass(frozen=True)
 class TargetRow:
     target: Hashable
@@ -51,22 +62,92 @@ def _bounds(model: GuessModel, x, eps_per_attr: list) -> tuple[Certified, Certif
     parts = [(precise_bound(model, x, e, k), simplified_bound(model, x, e, k))
              for k, e in enumerate(eps_per_attr)]
 
-    def total(i):
-        return Certified(lambda prec: tuple(
-            min(mpq(1), sum((p[i].enclose(prec)[j] for p in parts), mpq(0))) for j in (0, 1)))
+    def total(i: int) -> Certified:
+        def enclose(prec: int) -> tuple[mpq, mpq]:
+            lo, hi = (min(mpq(1), sum((p[i].enclose(prec)[j] for p in parts), mpq(0)))
+                      for j in (0, 1))
+            return lo, hi
+        return Certified(enclose)
     return total(0), total(1)
 
 
-def guess_report(spec: GuessSpec) -> dict:
+@dataclass(frozen=True)
+class Inversion:
+    """ε for a target advantage η at the worst target: the simplified inversion exactly, the
+    precise one as a certified interval (AND goals only; None otherwise)."""
+
+    eta: mpq
+    target: Hashable
+    simplified: ScaledLog
+    precise: tuple[ScaledLog, ScaledLog] | None
+
+
+@dataclass(frozen=True)
+class GuessReport:
+    """Everything ``plrv guess SPEC`` shows: tight ε·d per attribute (with the pair attaining
+    it), the ε used, whether the mechanism is ε·d-private there (None: not compared), one row
+    per target, the worst target, the best Bayesian guess before and after, the diameters, and
+    the inversion when η is given."""
+
+    tight: tuple[tuple[ScaledLog, tuple], ...]
+    epsilon: tuple
+    private_at_epsilon: bool | None
+    rows: tuple[TargetRow, ...]
+    worst: TargetRow
+    vulnerability: tuple[mpq, mpq]
+    diameter: tuple[mpq, ...]
+    inversion: Inversion | None = None
+
+    @property
+    def bounds_hold(self) -> bool | None:
+        """Every row has ``posterior ≤ precise ≤ simplified`` (None: some order undecided)."""
+        orders = [r.order() for r in self.rows]
+        if False in orders:
+            return False
+        return None if None in orders else True
+
+    @property
+    def holds(self) -> bool | None:
+        """The claim of a guessing report: the bounds hold at the ε used (:attr:`bounds_hold`);
+        η, when given, asks for an ε (:attr:`inversion`) and is not part of the claim."""
+        return self.bounds_hold
+
+
+@dataclass(frozen=True)
+class EtaReport:
+    """``plrv guess --eta --diameter``: the ε whose simplified bound keeps the advantage at
+    most η for the prior (default: the worst prior ``(1−η)/2``), and the advantage the worst
+    prior then reaches, ``tanh(Rε/4)`` (None when ε is infinite)."""
+
+    eta: mpq
+    diameter: mpq
+    prior: mpq
+    worst_case_prior: bool
+    epsilon: ScaledLog
+    max_advantage: Certified | None
+
+
+def eta_report(eta: object, diameter: object, prior: object | None = None) -> EtaReport:
+    """ε from a target advantage η for a domain of diameter R (seed 004)."""
+    e, r = check_eta(eta), rational(diameter, "diameter")
+    p = worst_prior_for_eta(e) if prior is None else rational(prior, "prior")
+    eps = simplified_epsilon(p, e, r)
+    return EtaReport(e, r, p, prior is None, eps,
+                     None if eps.infinite else max_advantage(eps, r))
+
+
+def guess_report(spec: GuessSpec) -> GuessReport:
     """Everything ``plrv guess SPEC`` shows, as exact values (and Certified bounds)."""
     m = spec.model
     ks = [None] if m.mode == "and" else list(range(m.attributes))
-    tight = [tight_epsilon(m.kernel, m.domain, lambda x, y, k=k: m.distance(x, y, k))
-             for k in ks]
+    def metric(k: int | None) -> Callable[[Hashable, Hashable], mpq]:
+        return lambda x, y: m.distance(x, y, k)
+
+    tight = [tight_epsilon(m.kernel, m.domain, metric(k), m.budget) for k in ks]
     eps = [spec.epsilon if spec.epsilon is not None else t[0] for t in tight]
     # the bounds apply only if M is ε·d-private at the ε used (an ε in nats is not compared)
     checks = [e.compare(t[0]) >= 0 if isinstance(e, ScaledLog) else None
-              for e, t in zip(eps, tight)]
+              for e, t in zip(eps, tight, strict=True)]
     private = None if None in checks else all(checks)
     joint = m.joint()
     rows = []
@@ -74,53 +155,11 @@ def guess_report(spec: GuessSpec) -> dict:
         precise, simple = _bounds(m, adv.target, eps)
         rows.append(TargetRow(adv.target, adv.prior, adv.posterior, adv.output, precise, simple))
     worst = max(rows, key=lambda r: r.advantage)
-    pre, post = vulnerability(m, joint)
-    out = {"tight": tight, "epsilon": eps, "private_at_epsilon": private, "rows": rows,
-           "worst": worst, "vulnerability": (pre, post),
-           "diameter": [m.diameter(k) for k in ks]}
+    inversion = None
     if spec.eta is not None:
-        out["inversion"] = {
-            "eta": spec.eta,
-            "simplified": simplified_epsilon(worst.prior, spec.eta, m.diameter(ks[0])),
-            "precise": precise_epsilon(m, worst.target, spec.eta, spec.tolerance)
-            if m.mode == "and" else None,
-            "target": worst.target}
-    return out
-
-
-def report_json(rep: dict) -> dict:
-    """The JSON form: exact strings, certified decimals beside the bounds."""
-    def cert(c: Certified) -> dict:
-        return {"value": str(c) if c.value is not None else None, "approx": c.approx()}
-
-    rows = [{"target": jsonable(r.target), "prior": str(r.prior), "posterior": str(r.posterior),
-             "advantage": str(r.advantage), "output": jsonable(r.output),
-             "precise_bound": cert(r.precise), "simplified_bound": cert(r.simplified),
-             "slack_precise": cert(Certified(lambda p, r=r: tuple(
-                 x - r.posterior for x in r.precise.enclose(p)))),
-             "slack_simplified": cert(Certified(lambda p, r=r: tuple(
-                 x - r.posterior for x in r.simplified.enclose(p)))),
-             "order_holds": r.order()} for r in rep["rows"]]
-    w = rep["worst"]
-    out = {
-        "epsilon": [str(e) for e in rep["epsilon"]] if len(rep["epsilon"]) > 1
-        else str(rep["epsilon"][0]),
-        "tight_epsilon": [{"epsilon": str(t[0]), "witness": jsonable(list(t[1]))}
-                          for t in rep["tight"]],
-        "private_at_epsilon": rep["private_at_epsilon"],
-        "diameter": [str(d) for d in rep["diameter"]],
-        "worst": {"target": jsonable(w.target), "advantage": str(w.advantage),
-                  "prior": str(w.prior), "posterior": str(w.posterior),
-                  "output": jsonable(w.output)},
-        "vulnerability": {"prior": str(rep["vulnerability"][0]),
-                          "posterior": str(rep["vulnerability"][1])},
-        "targets": rows,
-    }
-    if "inversion" in rep:
-        inv = rep["inversion"]
-        out["inversion"] = {
-            "eta": str(inv["eta"]), "target": jsonable(inv["target"]),
-            "simplified_epsilon": str(inv["simplified"]),
-            "precise_epsilon": None if inv["precise"] is None else
-            [str(inv["precise"][0]), str(inv["precise"][1])]}
-    return out
+        inversion = Inversion(
+            spec.eta, worst.target, simplified_epsilon(worst.prior, spec.eta, m.diameter(ks[0])),
+            precise_epsilon(m, worst.target, spec.eta, spec.tolerance) if m.mode == "and"
+            else None)
+    return GuessReport(tuple(tight), tuple(eps), private, tuple(rows), worst,
+                       vulnerability(m, joint), tuple(m.diameter(k) for k in ks), inversion)

@@ -3,6 +3,9 @@
 Values are drawn from certified decimal truncations of the exact numbers; δ is plotted as
 ``log10 δ`` computed from its decimal mantissa and exponent, so values far below the range
 of a float (``δ ≈ 1e-456``) still plot.
+
+matplotlib is an optional extra (``pip install 'plrv[plot]'``); asking for a plot without it is
+a :class:`MissingExtra` error naming the extra, raised before any work is done.
 """
 
 from __future__ import annotations
@@ -13,9 +16,30 @@ from pathlib import Path
 
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
+from verifier.core.errors import VerifierError
 from verifier.notions.sweep import SweepPoint
 
-__all__ = ["log10_approx", "plot_threshold_sweep", "plot_advantage"]
+__all__ = ["EXTENSIONS", "MissingExtra", "require_matplotlib", "log10_approx",
+           "plot_threshold_sweep", "plot_advantage"]
+
+EXTENSIONS = (".png", ".pdf", ".svg")  # the formats a plot is written in
+
+
+class MissingExtra(VerifierError, ImportError):
+    """An optional dependency that is not installed."""
+
+
+def require_matplotlib(option: str = "--plot") -> None:
+    """Fail early, naming the extra to install, when matplotlib is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise MissingExtra(f"{option} needs matplotlib, which is not installed; install the "
+                           f"plot extra: pip install 'plrv[plot]'") from None
+
+
+def _format(path: str | Path, fmt: str | None) -> str:
+    return fmt if fmt is not None else Path(path).suffix.lstrip(".").lower() or "png"
 
 LABELS = {"apkdp": "active (APK)", "ppkdp": "passive (PPK)", "noiseless": "noiseless",
           "dp": "DP"}
@@ -37,8 +61,10 @@ def _epsilon_float(e: Epsilon) -> float | None:
 
 
 def plot_threshold_sweep(points: Sequence[SweepPoint], path: str | Path, *, title: str,
-                         epsilon: str, delta: str) -> None:
-    """Two panels: log10 δ at ε against T, and tight ε at δ against T; one line per (p, notion)."""
+                         epsilon: str, delta: str, fmt: str | None = None) -> None:
+    """Two panels: log10 δ at ε against T, and tight ε at δ against T; one line per (p, notion).
+    ``fmt`` is the file format (default: from the extension)."""
+    require_matplotlib()
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -54,10 +80,10 @@ def plot_threshold_sweep(points: Sequence[SweepPoint], path: str | Path, *, titl
         ts = [pt.threshold for pt in pts]
         ds = [log10_approx(pt.delta) for pt in pts]
         es = [_epsilon_float(pt.epsilon) for pt in pts]
-        ax_d.plot([t for t, d in zip(ts, ds) if d is not None],
+        ax_d.plot([t for t, d in zip(ts, ds, strict=True) if d is not None],
                   [d for d in ds if d is not None], style, marker=".", label=label,
                   color=colours[p])
-        ax_e.plot([t for t, e in zip(ts, es) if e is not None],
+        ax_e.plot([t for t, e in zip(ts, es, strict=True) if e is not None],
                   [e for e in es if e is not None], style, marker=".", label=label,
                   color=colours[p])
     ax_d.set_xlabel("threshold T")
@@ -68,15 +94,16 @@ def plot_threshold_sweep(points: Sequence[SweepPoint], path: str | Path, *, titl
     ax_e.legend(fontsize=7)
     fig.suptitle(title + " — exact values, drawn approximately", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format=_format(path, fmt))
     plt.close(fig)
 
 
-def plot_advantage(path: str | Path, diameter, priors=("1/100", "1/20", "1/10", "1/4", "1/2")
-                   ) -> None:
+def plot_advantage(path: str | Path, diameter, priors=("1/100", "1/20", "1/10", "1/4", "1/2"),
+                   fmt: str | None = None) -> None:
     """Advantage allowed by the simplified bound against ε, for several priors ``p``:
     ``η(ε) = 1/(1 + e^{−εR}(1−p)/p) − p``, and the worst prior's ``tanh(Rε/4)`` (seed 004,
     "Guessing advantage vs epsilon for different prior distributions"). Display only."""
+    require_matplotlib()
     import matplotlib
     matplotlib.use("Agg")
     from fractions import Fraction
@@ -96,5 +123,5 @@ def plot_advantage(path: str | Path, diameter, priors=("1/100", "1/20", "1/10", 
     ax.set_title(f"Guessing advantage against ε, R = {diameter}", fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format=_format(path, fmt))
     plt.close(fig)

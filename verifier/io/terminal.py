@@ -1,191 +1,369 @@
-"""Human-readable reports for the terminal (display only; every number shown exact first)."""
+"""Every command's report for the terminal, built from its typed result (display only).
+
+Every number is shown exact first; long exact values by their shape and digit counts with a
+certified decimal beside them (:mod:`verifier.io.text`). rich markup is off: user-facing text
+(values, keys, file names, ``P[g]``) is printed as it is, and styles are applied to
+:class:`rich.text.Text` pieces, never through ``[tags]`` in strings.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cmp_to_key
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from verifier.core.certified import decimal_string
-from verifier.io.json_out import jsonable, show_delta, show_epsilon, show_rational, show_value
-from verifier.io.spec import Spec
-from verifier.model.knowledge import describe_indices
-from verifier.notions.check import Report
+from verifier.core.numbers import format_rational
+from verifier.io.text import (
+    exact_approx,
+    exact_cell,
+    short,
+    show_delta,
+    show_epsilon,
+    show_rational,
+    show_value,
+    witness_sentence,
+)
 
-__all__ = ["print_report"]
+__all__ = ["console", "print_check", "print_sweep", "print_guess", "print_eta", "print_pso",
+           "print_family"]
 
-_NAMES = {
+NAMES = {
     "dp": "(ε,δ)-DP",
     "apkdp": "APK-DP (active attacker)",
     "ppkdp": "PPK-DP (passive attacker)",
     "noiseless": "noiseless privacy",
 }
+MAX_ROWS = 12  # background values shown; --json --full carries all of them
+MAX_OUTPUTS = 8  # outputs of a witness shown; --json lists more
+YES, NO = Text("yes", style="green"), Text("no", style="red")
 
 
-MAX_ROWS = 12  # background values shown; --json carries all of them
+def console(width: int = 120) -> Console:
+    """A console with markup off; a fixed width when stdout is not a terminal."""
+    c = Console(highlight=False, markup=False)
+    return c if c.is_terminal else Console(highlight=False, markup=False, width=width)
 
 
-def print_report(spec: Spec, report: Report, console: Console | None = None) -> None:
-    if console is None:
-        console = Console(highlight=False)
-        if not console.is_terminal:
-            console = Console(highlight=False, width=120)
-    console.print(f"[bold]mechanism[/]  {spec.mechanism.describe()}")
+def _line(c: Console, label: str, *parts: str | Text) -> None:
+    c.print(Text.assemble((f"{label:<10}", "bold"), " ", *parts))
+
+
+def _table(title: str, columns: Iterable[str]) -> Table:
+    table = Table(title=Text(title))
+    for col in columns:
+        table.add_column(Text(col))
+    return table
+
+
+def _outputs(r) -> str:
+    outs = r.witness.get("outputs", [])
+    text = ", ".join(f"{show_value(o)} (L = {short(loss)})" for o, loss in outs[:MAX_OUTPUTS])
+    more = len(outs) - MAX_OUTPUTS
+    return text + (f" … and {more} more" if more > 0 else "") + (
+        " (and others)" if r.witness.get("outputs_truncated") else "")
+
+
+def print_check(spec, report, c: Console | None = None) -> None:
+    """``plrv check``: the spec, the engines, a verdict per notion, where δ is attained, and
+    APK δ per background value."""
+    c = c or console()
+    _line(c, "mechanism", spec.mechanism.describe())
     if isinstance(spec.model, tuple):
         for j, m in enumerate(spec.model):
-            console.print(f"[bold]data[/]       model {j}: {m.describe()}")
+            _line(c, "data", f"model {j}: {m.describe()}")
     elif spec.model is not None:
-        console.print(f"[bold]data[/]       {spec.model.describe()}")
+        _line(c, "data", spec.model.describe())
     else:
-        console.print(f"[bold]data[/]       {spec.records} records over {list(spec.values)}")
+        _line(c, "data", f"{spec.records} records over {show_value(list(spec.values))}")
     if any(n != "dp" for n in spec.notions):
+        from verifier.model.knowledge import describe_indices
         targets = spec.targets if spec.targets == "all" else describe_indices(
             [spec.targets] if isinstance(spec.targets, int) else spec.targets)
         know = spec.knowledge if isinstance(spec.knowledge, tuple) else (spec.knowledge,)
         names = "; or ".join(f"{k.name}" + (f" (knowledge {j})" if len(know) > 1 else "")
                              for j, k in enumerate(know))
-        console.print(f"[bold]attacker[/]   knows {names}; targets {targets}")
+        _line(c, "attacker", f"knows {names}; targets {targets}")
     delta = show_rational(spec.delta)
-    console.print(f"[bold]claim[/]      ε = {spec.epsilon}, δ = {delta}")
-    for line in report.info:
-        console.print(f"[bold]engine[/]     {line}")
+    _line(c, "claim", f"ε = {spec.epsilon}, δ = {delta}")
+    for info in report.info:
+        _line(c, "engine", info)
 
-    table = Table(title="exact values (long ones in --json), certified decimals beside them",
-                  show_lines=False)
-    table.add_column("notion")
-    table.add_column("holds")
-    table.add_column(f"tight δ at ε = {spec.epsilon}")
-    table.add_column(f"tight ε at δ = {delta}")
+    table = _table("exact values (in full in --json), certified decimals beside them",
+                   ("notion", "holds", f"tight δ at ε = {spec.epsilon}",
+                    f"tight ε at δ = {delta}"))
     for notion, r in report.results.items():
-        table.add_row(_NAMES[notion], "[green]yes[/]" if r.holds else "[red]no[/]",
-                      show_delta(r.delta), show_epsilon(r.epsilon))
-    console.print(table)
+        table.add_row(NAMES[notion], YES if r.holds else NO, show_delta(r.delta),
+                      show_epsilon(r.epsilon))
+    c.print(table)
 
     for notion, r in report.results.items():
-        w = {k: v for k, v in r.witness.items() if k not in ("outputs", "outputs_truncated")}
-        outs = ", ".join(f"{show_value(o)} (L = {loss})" for o, loss in r.witness["outputs"][:8])
-        more = len(r.witness["outputs"]) - 8
-        console.print(f"[bold]{notion} witness[/] {jsonable(w)}")
-        if outs:
-            console.print(f"    outputs with loss > ε: {outs}"
-                          + (f" … and {more} more" if more > 0 else "")
-                          + (" (and others)" if r.witness.get("outputs_truncated") else ""))
+        where = witness_sentence(r.witness)
+        if r.holds:
+            _line(c, "worst case", f"{NAMES[notion]} holds; its largest δ is at {where}")
+        else:
+            _line(c, "witness", Text(f"{NAMES[notion]} does not hold", style="red"),
+                  f": δ = {short(str(r.delta))} > {delta} at {where}")
+            outs = _outputs(r)
+            if outs:
+                c.print(f"           outputs with privacy loss L > ε: {outs}")
+    _backgrounds(c, report)
 
+
+def _backgrounds(c: Console, report) -> None:
     apk = report.results.get("apkdp")
-    if apk is not None and apk.details:
-        ppk = report.results.get("ppkdp")
-        bt = Table(title="APK δ at ε per background value, largest first (the active "
-                         "attacker picks one)")
-        for col in ("target", "background B̂", "P[ζ(D) = B̂]", "pair (a, b)", "APK δ", "≤ δ?"):
-            bt.add_column(col)
+    if apk is None or not apk.details:
+        return
+    ppk = report.results.get("ppkdp")
+    cols = ["target", "background B̂", "P[ζ(D) = B̂]", "pair (a, b)", "APK δ", "≤ δ?"]
+    bt = _table("APK δ at ε per background value, largest first (the active attacker picks "
+                "one)", cols + (["vs PPK δ"] if ppk is not None else []))
+    def larger_first(x: Any, y: Any) -> int:
+        return y["delta"].compare(x["delta"])
+
+    rows: list[Any] = sorted(apk.details, key=cmp_to_key(larger_first))
+    for row in rows[:MAX_ROWS]:
+        cells: list[str | Text] = [
+            str(row["target"]), show_value(row["background"]), exact_cell(row["probability"]),
+            show_value(tuple(row["values"])), show_delta(row["delta"]),
+            "yes" if row["holds"] else NO]
         if ppk is not None:
-            bt.add_column("vs PPK δ")
-        rows = sorted(apk.details, key=cmp_to_key(lambda x, y: y["delta"].compare(x["delta"])))
-        for row in rows[:MAX_ROWS]:
-            cells = [str(row["target"]), show_value(row["background"]),
-                     str(row["probability"]), show_value(tuple(row["values"])),
-                     show_delta(row["delta"]), "yes" if row["holds"] else "[red]no[/]"]
-            if ppk is not None:
-                c = row["delta"].compare(ppk.delta)
-                cells.append({1: "above", 0: "equal", -1: "below"}[c])
-            bt.add_row(*cells)
-        console.print(bt)
-        if len(rows) > MAX_ROWS:
-            console.print(f"… and {len(rows) - MAX_ROWS} more background values, with smaller "
-                          f"or equal δ (all of them in --json)")
-        if ppk is not None:
-            if apk.holds != ppk.holds:
-                console.print("[bold]APK and PPK part:[/] the passive attacker is defeated "
-                              f"(δ = {show_delta(ppk.delta)}), the active one is not "
-                              f"(δ = {show_delta(apk.delta)})." if ppk.holds else
-                              "[bold]APK and PPK part.[/]")
-            elif apk.delta == ppk.delta:
-                console.print("APK and PPK coincide here: the active attacker gains nothing.")
+            cells.append({1: "above", 0: "equal", -1: "below"}[row["delta"].compare(ppk.delta)])
+        bt.add_row(*cells)
+    c.print(bt)
+    if len(rows) > MAX_ROWS:
+        c.print(f"… and {len(rows) - MAX_ROWS} more background values, with smaller or equal δ "
+                f"(all of them in --json --full)")
+    if ppk is not None:
+        if apk.holds != ppk.holds:
+            c.print(Text.assemble(("APK and PPK part", "bold"), (
+                f": the passive attacker is defeated (δ = {show_delta(ppk.delta)}), the active "
+                f"one is not (δ = {show_delta(apk.delta)})." if ppk.holds else ".")))
+        elif apk.delta == ppk.delta:
+            c.print("APK and PPK coincide here: the active attacker gains nothing.")
 
 
-def print_guess(spec, rep: dict, console: Console | None = None) -> None:
-    """The guessing report: per target, exact advantage, bounds and slack (seed 004)."""
-    console = console or Console(highlight=False, width=140)
-    m = spec.model
-    eps = ", ".join(str(e) for e in rep["epsilon"])
-    tight = ", ".join(f"{t[0]} ≈ {t[0].approx()}" for t in rep["tight"])
-    console.print(f"[bold]mechanism[/]  {spec.mechanism} on {len(m.domain)} values; tight ε·d: "
-                  f"{tight}")
-    console.print(f"[bold]goal[/]       {m.mode.upper()} of precisions "
-                  f"{[str(r) for r in m.precisions]}; diameter R = "
-                  f"{', '.join(str(d) for d in rep['diameter'])}")
-    note = "" if rep["private_at_epsilon"] is not False else \
-        "  [red](the mechanism is NOT ε·d-private at this ε: the bounds need not hold)[/]"
-    console.print(f"[bold]bounds at[/]  ε = {eps}{note}")
-    table = Table(title="exact advantage per target; bounds on the posterior (exact or ≈ "
-                        "certified)")
-    for col in ("target", "P[g] prior", "best output", "posterior", "advantage",
-                "precise bound", "slack", "simplified bound", "order ok"):
-        table.add_column(col)
-    for r in rep["rows"]:
-        table.add_row(show_value(r.target), str(r.prior), show_value(r.output), str(r.posterior),
-                      f"{r.advantage}  ≈ {decimal_string(r.advantage)}",
-                      _certified(r.precise),
-                      f"≈ {_slack(r.precise, r.posterior)}", _certified(r.simplified),
-                      {True: "yes", False: "[red]no[/]", None: "undecided"}[r.order()])
-    console.print(table)
-    w = rep["worst"]
-    console.print(f"[bold]worst target[/] {show_value(w.target)}: advantage {w.advantage} ≈ "
-                  f"{decimal_string(w.advantage)} (output {show_value(w.output)})")
-    pre, post = rep["vulnerability"]
-    console.print(f"[bold]best Bayesian guess[/] succeeds with {pre} ≈ {decimal_string(pre)} "
-                  f"before, {post} ≈ {decimal_string(post)} after seeing the output")
-    if "inversion" in rep:
-        inv = rep["inversion"]
-        console.print(f"[bold]ε for advantage ≤ {inv['eta']}[/] at target "
-                      f"{show_value(inv['target'])}: simplified bound {inv['simplified']} ≈ "
-                      f"{inv['simplified'].approx()}")
-        if inv["precise"] is not None:
-            lo, hi = inv["precise"]
-            console.print(f"    precise bound: ε ∈ [{lo.approx()}, {hi.approx()}] "
-                          f"(certified; exact ends ln of rationals in --json)")
+def print_sweep(report, c: Console | None = None) -> None:
+    """``plrv sweep``: one row per (p, T, notion)."""
+    c = c or console(160)
+    table = _table(f"threshold sweep of {report.mechanism} on {report.records} records: δ at "
+                   f"ε = {report.epsilon}, ε at δ = {show_rational(report.delta)} (exact; in "
+                   f"full in --csv/--json)",
+                   ("p", "T", "notion", "δ (exact)", "δ ≈", "ε (exact)", "ε ≈", "holds"))
+    for pt in report.points:
+        table.add_row("" if pt.p is None else format_rational(pt.p), str(pt.threshold),
+                      pt.notion, short(str(pt.delta)), pt.delta.approx(), short(str(pt.epsilon)),
+                      pt.epsilon.approx(), YES if pt.holds else NO)
+    c.print(table)
+    failing = sum(not pt.holds for pt in report.points)
+    _line(c, "claim", "holds at every point" if not failing else
+          Text(f"does not hold at {failing} of {len(report.points)} points", style="red"))
 
 
-def _certified(c) -> str:
-    v = c.value
-    if v is not None and len(str(v)) <= 16:
-        return str(v)
-    return f"≈ {c.approx()}"
-
-
-def print_pso(spec, rep: dict, console: Console | None = None) -> None:
-    """The singling-out report: exact success against the exact baseline (seed 002)."""
-    console = console or Console(highlight=False, width=120)
-    u = spec.universe
-    size = f"{{0,1}}^{u.bits}" if u.bits else f"{len(u.values)} values"
-    console.print(f"[bold]universe[/]   {size}, {spec.n} i.i.d. rows")
-    console.print(f"[bold]mechanism[/]  {spec.mechanism.name}")
-    console.print(f"[bold]adversary[/]  {spec.adversary}; admissible predicates: "
-                  f"{spec.admissible}")
-    table = Table(title="exact values (≈ certified truncations)")
-    for col in ("quantity", "exact", "≈"):
-        table.add_column(col)
-    for name, key in (("success", "success"), ("baseline", "baseline"),
-                      ("difference", "difference")):
-        table.add_row(name, str(rep[key]), decimal_string(rep[key]))
-    table.add_row("ratio", "inf" if rep["ratio"] is None else str(rep["ratio"]),
-                  "inf" if rep["ratio"] is None else decimal_string(rep["ratio"]))
-    console.print(table)
-    if rep["baseline_weight"] is not None:
-        shown = sorted(u.show(x) for x in rep["baseline_predicate"])
-        console.print(f"baseline: a fixed predicate of weight {rep['baseline_weight']} "
-                      f"(e.g. {shown[:6]}{' …' if len(shown) > 6 else ''})")
-    weights = ", ".join(f"{w}: {p}" for w, p in list(rep["weights"].items())[:8])
-    console.print(f"adversary's predicate weights (weight: probability): {weights}")
-    if "searched" in rep:
-        console.print(f"optimal adversary: {rep['searched']} (output, predicate) pairs scored")
-    c = rep["claim"]
-    console.print(f"[bold]claim[/] success ≤ {c['factor']}·baseline + {c['slack']} = {c['bound']}"
-                  f": {'[green]holds[/]' if c['holds'] else '[red]does not hold[/]'}")
+def _certified(cert) -> str:
+    v = cert.value
+    return exact_cell(v) if v is not None else f"≈ {cert.approx()}"
 
 
 def _slack(bound, posterior) -> str:
     """bound − posterior, as a certified decimal."""
     from verifier.guessing.bounds import Certified
     return Certified(lambda p: tuple(x - posterior for x in bound.enclose(p))).approx(4)
+
+
+def print_guess(spec, rep, c: Console | None = None) -> None:
+    """``plrv guess SPEC``: per target, exact advantage, bounds and slack (seed 004)."""
+    c = c or console(140)
+    m = spec.model
+    eps = ", ".join(str(e) for e in rep.epsilon)
+    tight = ", ".join(f"{short(str(t[0]))} ≈ {t[0].approx()}" for t in rep.tight)
+    _line(c, "mechanism", f"{spec.mechanism} on {len(m.domain)} values; tight ε·d: {tight}")
+    _line(c, "goal", f"{m.mode.upper()} of precisions "
+                     f"{', '.join(format_rational(r) for r in m.precisions)}; diameter R = "
+                     f"{', '.join(format_rational(d) for d in rep.diameter)}")
+    note = Text("") if rep.private_at_epsilon is not False else Text(
+        "  (the mechanism is NOT ε·d-private at this ε: the bounds need not hold)", style="red")
+    _line(c, "bounds at", f"ε = {short(eps)}", note)
+    table = _table("exact advantage per target; bounds on the posterior (exact, or ≈ "
+                   "certified decimal)",
+                   ("target", "P[g] prior", "best output", "posterior", "advantage",
+                    "precise bound", "slack", "simplified bound", "order ok"))
+    for r in rep.rows:
+        order = r.order()
+        table.add_row(show_value(r.target), exact_cell(r.prior), show_value(r.output),
+                      exact_cell(r.posterior), exact_cell(r.advantage), _certified(r.precise),
+                      f"≈ {_slack(r.precise, r.posterior)}", _certified(r.simplified),
+                      "undecided" if order is None else YES if order else NO)
+    c.print(table)
+    w = rep.worst
+    _line(c, "worst", f"target {show_value(w.target)}: advantage {exact_approx(w.advantage)}"
+                      f" (output {show_value(w.output)})")
+    pre, post = rep.vulnerability
+    _line(c, "Bayes", f"the best guess succeeds with {exact_approx(pre)} before and "
+                      f"{exact_approx(post)} after seeing the output")
+    inv = rep.inversion
+    if inv is not None:
+        _line(c, "η", f"advantage ≤ {format_rational(inv.eta)} at target "
+                      f"{show_value(inv.target)}: simplified bound ε = {short(str(inv.simplified))}"
+                      f" ≈ {inv.simplified.approx()}")
+        if inv.precise is not None:
+            lo, hi = inv.precise
+            c.print(f"           precise bound: ε ∈ [{lo.approx()}, {hi.approx()}] (certified; "
+                    f"exact ends, ln of rationals, in --json)")
+    verdict = rep.holds
+    _line(c, "claim", "posterior ≤ precise bound ≤ simplified bound for every target: ",
+          YES if verdict else NO if verdict is False else Text("undecided"))
+
+
+def print_eta(rep, c: Console | None = None) -> None:
+    """``plrv guess --eta --diameter``: ε for a target advantage (seed 004)."""
+    c = c or console()
+    prior = f"{format_rational(rep.prior)}" + (" (the worst case, (1 − η)/2)"
+                                               if rep.worst_case_prior else "")
+    _line(c, "η", f"target advantage {format_rational(rep.eta)}, diameter R = "
+                  f"{format_rational(rep.diameter)}, prior {prior}")
+    _line(c, "ε", f"{short(str(rep.epsilon))} ≈ {rep.epsilon.approx()} (simplified bound)")
+    if rep.max_advantage is not None:
+        _line(c, "worst", f"at this ε the worst prior's advantage is tanh(Rε/4) = "
+                          f"{rep.max_advantage}")
+
+
+def print_pso(spec, rep, c: Console | None = None) -> None:
+    """``plrv pso``: exact success against the exact baseline (seed 002)."""
+    c = c or console()
+    u = spec.universe
+    size = f"{{0,1}}^{u.bits}" if u.bits else f"{len(u.values)} values"
+    _line(c, "universe", f"{size}, {spec.n} i.i.d. rows")
+    _line(c, "mechanism", spec.mechanism.name)
+    _line(c, "adversary", f"{spec.adversary}; admissible predicates: {spec.admissible}")
+    table = _table("exact values (≈ certified truncations)", ("quantity", "exact", "≈"))
+    for name, value in (("success", rep.success), ("baseline", rep.baseline),
+                        ("difference", rep.difference)):
+        table.add_row(name, short(format_rational(value)), decimal_string(value))
+    ratio = rep.ratio
+    table.add_row("ratio", "inf" if ratio is None else short(format_rational(ratio)),
+                  "inf" if ratio is None else decimal_string(ratio))
+    c.print(table)
+    if rep.baseline_weight is not None:
+        shown = sorted(u.show(x) for x in rep.baseline_predicate)
+        c.print(f"baseline: a fixed predicate of weight {format_rational(rep.baseline_weight)} "
+                f"(e.g. {', '.join(map(str, shown[:6]))}{' …' if len(shown) > 6 else ''})")
+    weights = ", ".join(f"{w}: {exact_cell(p)}" for w, p in list(rep.weights.items())[:8])
+    c.print(f"adversary's predicate weights (weight: probability): {weights}")
+    if rep.searched is not None:
+        c.print(f"optimal adversary: {rep.searched} (output, predicate) pairs scored")
+    _line(c, "claim", f"success ≤ {format_rational(rep.factor)}·baseline + "
+                      f"{format_rational(rep.slack)} = {exact_cell(rep.bound)}: ",
+          Text("holds", style="green") if rep.holds else Text("does not hold", style="red"))
+
+
+def print_family(res, *, mechanism: str, records: int, epsilon, delta,
+                 c: Console | None = None) -> None:
+    """``plrv family``: the solver's verdict over the interval, and a confirmed counterexample
+    with the exact engine's values."""
+    c = c or console()
+    lo, hi = (format_rational(x) for x in res.interval)
+    c.print(f"{mechanism}, {res.parameter} ∈ [{lo}, {hi}], claim (ε = {epsilon}, δ = "
+            f"{show_rational(delta)})-DP on {records} records:")
+    style = {"holds": "green", "fails": "red"}.get(res.status, "yellow")
+    c.print(Text.assemble("  ", (res.status, style), f": {res.detail}"))
+    if res.counterexample is not None and res.exact is not None:
+        x = res.exact
+        c.print(f"  at {res.parameter} = {format_rational(res.counterexample)}: exact δ = "
+                f"{show_delta(x.delta)} at ε = {epsilon}, tight ε = {show_epsilon(x.epsilon)}")
+        c.print(f"  witness: {witness_sentence(x.witness)}")
+
+
+# ----------------------------------------------------------- symbolic: prove, reducible, search
+
+_STATUS = {"proved": "green", "counterexample": "red", "unknown": "yellow"}
+
+
+def print_prove(rep, c: Console | None = None) -> None:
+    """``plrv prove``: the verdict per instance with its time, and each confirmed
+    counterexample with the exact engine's δs."""
+    c = c or console()
+    c.print(f"claim {rep.claim.text}: {rep.claim.statement}")
+    c.print(f"for every {rep.parameters or 'instance'}; ε: {rep.epsilon}")
+    for p in rep.proofs:
+        c.print(Text.assemble(f"  target {p.target}, {p.knowledge}: ",
+                              (p.status, _STATUS[p.status]), f" in {p.seconds:.3f} s — ",
+                              p.method or p.reason, f" ({p.reason})" if p.reason and p.method
+                              else ""))
+        r = p.counterexample
+        if r is not None:
+            where = ", ".join(f"{k} = {format_rational(v)}" for k, v in r.point.items())
+            deltas = ", ".join(f"{k} = {format_rational(v)}" for k, v in r.deltas.items())
+            c.print(f"    at {where or 'the spec'}{', ' if where else ' '}ε = {r.epsilon}: "
+                    f"exact {deltas}" + (f", lemma 4 holds: {r.lemma4}" if r.lemma4 is not None
+                                         else ""))
+    c.print(Text.assemble("status: ", (rep.status, _STATUS[rep.status]),
+                          f" ({len(rep.proofs)} instances)"))
+
+
+def _bijection(b) -> str:
+    if b.shift is not None:
+        k = b.shift
+        return f"c ↦ c {'+' if k >= 0 else '−'} {format_rational(abs(k))}"
+    items = list((b.mapping or {}).items())
+    text = ", ".join(f"{show_value(o)} ↦ {show_value(p)}" for o, p in items[:MAX_OUTPUTS])
+    return text + (f" … ({len(items)} outputs)" if len(items) > MAX_OUTPUTS else "")
+
+
+def print_reducible(res, parameters: str = "", c: Console | None = None) -> None:
+    """``plrv reducible``: the bijections, or two backgrounds and the profiles left over."""
+    c = c or console()
+    if res.reducible is None:
+        c.print(Text.assemble("Θ-reducible: ", ("unknown", "yellow"), f" — {res.reason}"))
+        return
+    if res.reducible:
+        scope = f"reducible for every {parameters}" if parameters else "reducible"
+        c.print(Text.assemble("Θ-reducible: ", ("yes", "green"), f" — {scope}"))
+        c.print(f"proof: {res.method}")
+        for cert in res.certificates:
+            c.print(f"  model {cert.model}, knowledge {cert.knowledge}, target {cert.target}:")
+            for b in cert.bijections[:MAX_ROWS]:
+                c.print(f"    B = {show_value(b.source)} → {show_value(b.target)}: "
+                        f"{_bijection(b)}")
+            if len(cert.bijections) > MAX_ROWS:
+                c.print(f"    … {len(cert.bijections) - MAX_ROWS} more (--json lists all)")
+        c.print("  between any two backgrounds B1, B2: φ_{B0,B2} ∘ φ_{B0,B1}⁻¹ (B0 the first)")
+        return
+    w = res.witness
+    where = ", ".join(f"{k} = {format_rational(v)}" for k, v in res.point.items())
+    c.print(Text.assemble("Θ-reducible: ", ("no", "red"), f" at {where}" if where else ""))
+    c.print(f"  model {w['model']}, knowledge {w['knowledge']}, target {w['target']}: "
+            f"backgrounds {show_value(w['backgrounds'][0])} and "
+            f"{show_value(w['backgrounds'][1])} have no bijection of outputs")
+    for side, b in zip(("first", "second"), w["backgrounds"], strict=True):
+        rows = w["unmatched"][side]
+        shown = "; ".join(f"{show_value(o)} with profile (" + ", ".join(
+            "undefined" if x is None else format_rational(x) for x in prof) + ")"
+            for o, prof in rows[:MAX_OUTPUTS])
+        c.print(f"  outputs under B = {show_value(b)} with no partner: {shown or 'none'}")
+    c.print(f"  (a profile is (P[O | D(i)=t, B])_t over the record values; {res.method})")
+
+
+def print_search(res, c: Console | None = None) -> None:
+    """``plrv search``: the minimised counterexample with its exact δs, or the evidence."""
+    c = c or console()
+    c.print(f"conjecture {res.conjecture.name}: {res.conjecture.statement}")
+    if res.found:
+        c.print(Text.assemble(("counterexample", "red"), f" (found by {res.stage}, minimised):"))
+        for line in res.counterexample.describe().splitlines():
+            c.print(f"  {line}")
+        c.print("exact δs: " + ", ".join(f"{k} = {format_rational(v)}"
+                                         for k, v in res.deltas.items()))
+    else:
+        c.print(Text.assemble(("no counterexample found", "yellow"),
+                              " — evidence, not a proof of the conjecture:"))
+    for line in res.evidence:
+        c.print(f"  {line}")
+    c.print(f"{res.seconds:.2f} s")
+
+
+__all__ += ["print_prove", "print_reducible", "print_search"]

@@ -7,7 +7,7 @@ tight ε (each δ is non-increasing in ε, so ``max_k δ_k(ε) ≤ δ`` iff ``ε
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -16,7 +16,7 @@ from gmpy2 import mpq
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
-from verifier.notions.loss import Loss, PrivacyLoss
+from verifier.notions.loss import Loss, LossLaw
 
 __all__ = ["Case", "NotionResult", "summarize", "MAX_WITNESS_OUTPUTS"]
 
@@ -31,8 +31,9 @@ class Case:
     """
 
     label: Mapping[str, object]
-    loss: PrivacyLoss
+    loss: LossLaw
     outputs: Callable[[], Iterable[tuple[Hashable, Loss]]] = lambda: ()
+    count: int = 1  # the comparisons this case stands for (a worst over several)
 
 
 @dataclass(frozen=True)
@@ -53,25 +54,25 @@ class NotionResult:
     holds: bool
     witness: Mapping[str, object]
     cases: int
-    details: tuple = field(default=())
+    details: Sequence = field(default=())
 
 
 def summarize(notion: str, cases: Iterable[Case], eps: Epsilon, delta: mpq,
-              details: tuple = ()) -> NotionResult:
+              details: Sequence = ()) -> NotionResult:
     """Worst δ at ε and worst ε at δ over ``cases``, with the δ-attaining witness."""
     best_delta: Delta | None = None
     best_case: Case | None = None
     best_eps: Epsilon | None = None
     count = 0
     for case in cases:
-        count += 1
+        count += case.count
         d = case.loss.delta(eps)
         if best_delta is None or d.compare(best_delta) > 0:
             best_delta, best_case = d, case
         e = case.loss.epsilon(delta)
         if best_eps is None or e.compare(best_eps) > 0:
             best_eps = e
-    if best_case is None:
+    if best_case is None or best_delta is None or best_eps is None:
         raise InvalidArgument(f"{notion}: there is no case to check (empty family)")
     contributing = islice(((o, loss) for o, loss in best_case.outputs() if loss.exceeds(eps)),
                           MAX_WITNESS_OUTPUTS + 1)

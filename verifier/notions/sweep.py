@@ -3,14 +3,16 @@
 Thesis §3.2.2, Figure 3.4 plots ε and δ of the thresholding mechanism ``M_T`` (Definition 60)
 against the threshold ``T`` for fixed ``n`` and ``p``, for passive and active attackers. Its
 closed-form bounds (Theorem 4) did not survive in the seeds; a sweep computes the exact values
-instead, one :class:`SweepPoint` per (p, T, notion).
+instead, one :class:`SweepPoint` per (p, T, notion), gathered in a :class:`SweepReport`;
+its claim is that every point holds.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 from gmpy2 import mpq
 
@@ -20,11 +22,11 @@ from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import probability
 from verifier.engines.counts import Progress
 from verifier.io.spec import Spec
-from verifier.model.data import iid
+from verifier.model.data import DataModel, iid
 from verifier.model.mechanisms import threshold_count
 from verifier.notions.check import analyse
 
-__all__ = ["SweepPoint", "parse_range", "threshold_sweep", "sweep_rows"]
+__all__ = ["SweepPoint", "SweepReport", "parse_range", "threshold_sweep"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,22 @@ class SweepPoint:
     delta: Delta
     epsilon: Epsilon
     holds: bool
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """Every point of a sweep, the claim (ε, δ) each point was checked against, and the data
+    size; the sweep's claim holds when every point holds."""
+
+    points: tuple[SweepPoint, ...]
+    epsilon: Epsilon
+    delta: mpq
+    mechanism: str
+    records: int
+
+    @property
+    def holds(self) -> bool:
+        return all(pt.holds for pt in self.points)
 
 
 _RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
@@ -61,14 +79,14 @@ def parse_range(text: str, name: str = "--threshold") -> list[int]:
 
 
 def threshold_sweep(spec: Spec, thresholds: Sequence[int], ps: Sequence[object] | None = None,
-                    progress: Progress | None = None) -> list[SweepPoint]:
+                    progress: Progress | None = None) -> SweepReport:
     """For each ``p`` (probability of the record value ``values[-1]``; default: the spec's
     prior) and each ``T``: the spec's notions for ``threshold_count`` with threshold ``T``."""
     if spec.mechanism.name != "threshold_count":
         raise InvalidArgument(f"a threshold sweep needs kind = \"threshold_count\", not "
                               f"{spec.mechanism.name!r}")
-    counted = spec.mechanism.params["counts"]
-    models: list[tuple[mpq | None, object]]
+    counted = cast(Sequence[Hashable], spec.mechanism.params["counts"])
+    models: list[tuple[mpq | None, DataModel | tuple[DataModel, ...] | None]]
     if ps:
         if len(spec.values) != 2:
             raise InvalidArgument(f"--p sets P[record = {spec.values[-1]!r}] for two-valued "
@@ -94,12 +112,5 @@ def threshold_sweep(spec: Spec, thresholds: Sequence[int], ps: Sequence[object] 
             done += 1
             if progress:
                 progress(done, total)
-    return points
-
-
-def sweep_rows(points: Sequence[SweepPoint]) -> list[dict]:
-    """Rows for CSV/JSON: exact strings with certified decimals beside them."""
-    return [{"p": "" if pt.p is None else str(pt.p), "threshold": pt.threshold,
-             "notion": pt.notion, "delta": str(pt.delta), "delta_approx": pt.delta.approx(),
-             "epsilon": str(pt.epsilon), "epsilon_approx": pt.epsilon.approx(),
-             "holds": pt.holds} for pt in points]
+    return SweepReport(tuple(points), spec.epsilon, probability(spec.delta, "delta"),
+                       spec.mechanism.name, spec.records)

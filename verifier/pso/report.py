@@ -1,9 +1,17 @@
-"""The ``plrv pso`` report: exact success against the exact baseline, and its JSON form."""
+"""The ``plrv pso`` report: exact success against the exact baseline, as one typed value.
+
+The claim checked (seed 002, stated explicitly because Definition 3.6's inequality did not
+survive in the seed): ``success ≤ factor · baseline + slack``.
+"""
 
 from __future__ import annotations
 
-from verifier.core.certified import decimal_string
-from verifier.io.json_out import jsonable
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import cast
+
+from gmpy2 import mpq
+
 from verifier.io.pso_spec import PSOSpec
 from verifier.pso.success import (
     baseline,
@@ -11,49 +19,59 @@ from verifier.pso.success import (
     success,
 )
 
-__all__ = ["pso_report", "pso_json"]
-def pso_report(spec: PSOSpec, progress=None) -> dict:
-    """Success, baseline, difference, ratio, predicate weights and the claim's verdict;
-    ``progress(done, total)`` is called as the datasets are enumerated."""
-    base, base_w, base_pred = baseline(spec.universe, spec.n, spec.admissible)
+__all__ = ["PSOReport", "pso_report"]
+
+
+@dataclass(frozen=True)
+class PSOReport:
+    """Success and baseline (Claim 3.1's ``max B(n, w')`` with a predicate attaining it), the
+    distribution of the adversary's predicate weights, and the claim's verdict.
+
+    ``searched`` and ``strategy`` are set for the optimal adversary (the number of scored
+    (output, predicate) pairs and the best predicate per output), ``datasets`` otherwise.
+    """
+
+    success: mpq
+    baseline: mpq
+    baseline_weight: mpq | None
+    baseline_predicate: frozenset
+    weights: Mapping[object, mpq]
+    factor: mpq
+    slack: mpq
+    searched: int | None = None
+    strategy: Mapping[Hashable, frozenset] | None = None
+    datasets: int | None = None
+
+    @property
+    def difference(self) -> mpq:
+        return self.success - self.baseline
+
+    @property
+    def ratio(self) -> mpq | None:
+        """success / baseline, None when the baseline is 0 (an infinite ratio)."""
+        return None if self.baseline == 0 else self.success / self.baseline
+
+    @property
+    def bound(self) -> mpq:
+        return self.factor * self.baseline + self.slack
+
+    @property
+    def holds(self) -> bool:
+        return self.success <= self.bound
+
+
+def pso_report(spec: PSOSpec, progress=None) -> PSOReport:
+    """Success, baseline, predicate weights and the claim's verdict; ``progress(done, total)``
+    is called as the datasets are enumerated."""
+    base, base_w, base_pred = baseline(spec.universe, spec.n, spec.admissible, spec.budget)
     if spec.adversary == "optimal":
         res = optimal_adversary(spec.universe, spec.n, spec.mechanism, spec.admissible,
                                 spec.budget, progress)
-        succ, weights, extra = res.success, res.weights, {"searched": res.searched,
-                                                          "strategy": res.strategy}
-    else:
-        res = success(spec.universe, spec.n, spec.mechanism, spec.attack, spec.admissible,
-                      spec.budget, progress)
-        succ, weights, extra = res.success, res.weights, {"datasets": res.datasets}
-    bound = spec.factor * base + spec.slack
-    return {"success": succ, "baseline": base, "baseline_weight": base_w,
-            "baseline_predicate": base_pred, "difference": succ - base,
-            "ratio": None if base == 0 else succ / base, "weights": weights,
-            "claim": {"factor": spec.factor, "slack": spec.slack, "bound": bound,
-                      "holds": succ <= bound}, **extra}
-
-
-def pso_json(spec: PSOSpec, rep: dict) -> dict:
-    u = spec.universe
-    out = {
-        "mechanism": spec.mechanism.name, "adversary": spec.adversary, "rows": spec.n,
-        "admissible": str(spec.admissible),
-        "success": str(rep["success"]), "baseline": str(rep["baseline"]),
-        "baseline_weight": None if rep["baseline_weight"] is None else str(rep["baseline_weight"]),
-        "baseline_predicate": sorted(u.show(x) for x in rep["baseline_predicate"]),
-        "difference": str(rep["difference"]),
-        "ratio": "inf" if rep["ratio"] is None else str(rep["ratio"]),
-        "approx": {k: decimal_string(rep[k]) for k in ("success", "baseline")},
-        "predicate_weights": {str(w): str(p) for w, p in sorted(
-            rep["weights"].items(), key=lambda kv: (isinstance(kv[0], str), str(kv[0])))},
-        "claim": {"statement": "success <= factor * baseline + slack",
-                  "factor": str(rep["claim"]["factor"]), "slack": str(rep["claim"]["slack"]),
-                  "bound": str(rep["claim"]["bound"]), "holds": rep["claim"]["holds"]},
-    }
-    if "strategy" in rep:
-        out["search"] = {"outputs_times_predicates": rep["searched"]}
-        out["strategy"] = [{"output": jsonable(o), "predicate": sorted(u.show(x) for x in p)}
-                           for o, p in list(rep["strategy"].items())[:200]]
-    else:
-        out["datasets"] = rep["datasets"]
-    return out
+        return PSOReport(res.success, base, base_w, frozenset(base_pred), res.weights,
+                         spec.factor, spec.slack, searched=res.searched,
+                         strategy=res.strategy)
+    attack = cast(Callable[[Hashable], object], spec.attack)  # set for every non-optimal one
+    plain = success(spec.universe, spec.n, spec.mechanism, attack, spec.admissible,
+                    spec.budget, progress)
+    return PSOReport(plain.success, base, base_w, frozenset(base_pred), plain.weights,
+                     spec.factor, spec.slack, datasets=plain.datasets)

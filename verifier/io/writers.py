@@ -1,0 +1,52 @@
+"""Output files named on the command line (``--csv``, ``--json-file``, ``--plot``), written all
+or nothing: every file goes to a temporary name beside its target first, and the targets are
+replaced only when every file has been written (:func:`verifier.io.files.write_atomically`)."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from pathlib import Path
+
+from verifier.io.files import write_atomically
+from verifier.io.json_out import dumps, sweep_rows
+
+__all__ = ["write_sweep", "write_advantage_plot"]
+
+
+def write_sweep(report, csv_path: Path | None, json_path: Path | None,
+                plot_path: Path | None) -> None:
+    """A :class:`~verifier.notions.sweep.SweepReport`'s rows as CSV and JSON, and its plot."""
+    rows = sweep_rows(report.points)
+    writers: dict[Path, Callable[[Path], None]] = {}
+    if csv_path is not None:
+        def write_csv(tmp: Path) -> None:
+            with open(tmp, "w", newline="", encoding="utf-8") as f:
+                writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["p"])
+                writer.writeheader()
+                writer.writerows(rows)
+        writers[csv_path] = write_csv
+    if json_path is not None:
+        def write_json(tmp: Path) -> None:
+            tmp.write_text(dumps(rows, indent=1), encoding="utf-8")
+        writers[json_path] = write_json
+    if plot_path is not None:
+        from verifier.io.plot import plot_threshold_sweep
+
+        def write_plot(tmp: Path) -> None:
+            plot_threshold_sweep(report.points, tmp, fmt=_format(plot_path),
+                                 title=f"{report.mechanism}, n = {report.records}",
+                                 epsilon=str(report.epsilon), delta=str(report.delta))
+        writers[plot_path] = write_plot
+    write_atomically(writers)
+
+
+def write_advantage_plot(path: Path, diameter) -> None:
+    """The advantage-against-ε plot of ``plrv guess --plot``."""
+    from verifier.io.plot import plot_advantage
+
+    write_atomically({path: lambda tmp: plot_advantage(tmp, diameter, fmt=_format(path))})
+
+
+def _format(path: Path) -> str:
+    return path.suffix.lstrip(".").lower()
