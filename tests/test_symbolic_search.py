@@ -1,0 +1,61 @@
+"""The counterexample search: exhaustive, Hypothesis, z3, then minimisation."""
+
+from gmpy2 import mpq
+
+from verifier.symbolic.conjectures import Conjecture, SearchBudget, conjecture, search
+from verifier.symbolic.small import law
+from verifier.symbolic.small_families import exhaustive
+
+SMALL = SearchBudget(max_records=2, examples=25, z3_timeout_ms=10_000)
+
+
+def test_converse_of_lemma5_is_refuted_and_minimised():
+    """The minimised counterexample, derived by hand: θ uniform on (0,1), (1,0), (1,1); the
+    target is record 0; M releases 0 on the first two and 2 on (1,1); ζ reveals 1 except on
+    (1,1), where it is a fair coin. For a = 1, b = 0 and B = 1: P[O | 1, B] = {0: 2/3, 2: 1/3}
+    and P[O | 0, B] = {0: 1}, so APK = 1/3 (output 2 has infinite loss); B = 0 is impossible
+    with b, so APK = 0 there. PPK = P[B=1 | D0=1]·1/3 = (1/2)/(2/3)·1/3 = 1/4 < 1/3."""
+    res = search(conjecture("apk-le-ppk"), SMALL)
+    assert res.found and res.stage == "exhaustive"
+    small = res.counterexample
+    assert small.size() <= res.first.size() and small.size() != res.first.size()
+    assert small.prior == law({(0, 1): mpq(1, 3), (1, 0): mpq(1, 3), (1, 1): mpq(1, 3)})
+    assert small.target == 0 and small.rate == 2
+    assert res.deltas["apk"] == mpq(1, 3) and res.deltas["ppk"] == mpq(1, 4)
+    assert type(res.deltas["apk"]) is type(mpq(0))
+
+
+def test_lemma5_has_no_counterexample_and_says_how_far_the_search_went():
+    res = search(conjecture("lemma5"), SMALL)
+    assert not res.found and res.counterexample is None
+    exhaustive_line, hypothesis_line, *z3_lines = res.evidence
+    count = sum(1 for _ in exhaustive(2))
+    assert exhaustive_line.startswith(f"exhaustive: {count} instances, every one with 1..2 ")
+    assert hypothesis_line.startswith("hypothesis: 25 random instances")
+    assert z3_lines and all(line.endswith(": proved") for line in z3_lines)
+
+
+def test_hypothesis_stage_finds_and_shrinks():
+    """With no exhaustive family, Hypothesis finds a counterexample to APK δ = PPK δ."""
+    base = conjecture("apk-eq-ppk")
+    conj = Conjecture("random-only", base.statement, base.predicate, family=lambda n: [],
+                      strategy=base.strategy)
+    res = search(conj, SearchBudget(max_records=1, examples=100))
+    assert res.found and res.stage == "hypothesis"
+    assert res.deltas["apk"] != res.deltas["ppk"]
+
+
+def test_z3_stage_finds_a_counterexample_on_a_template():
+    base = conjecture("apk-le-ppk")
+    conj = Conjecture("z3-only", base.statement, base.predicate, family=lambda n: [],
+                      strategy=None, claim=base.claim)
+    res = search(conj, SMALL)
+    assert res.found and res.stage == "z3"
+    assert res.deltas["apk"] > res.deltas["ppk"]
+
+
+def test_family_has_correlated_data_and_randomized_knowledge():
+    labels = {i.label for i in exhaustive(2)}
+    assert any("all records equal" in x for x in labels)
+    assert any("mixture of two iid laws" in x for x in labels)
+    assert any("noisy view of record" in x for x in labels)

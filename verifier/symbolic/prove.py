@@ -1,0 +1,194 @@
+"""Deciding a claim for every admissible parameter value (and every ε, if asked) with z3.
+
+For each instance — a target and a background-knowledge function ζ of the spec — the claim's
+negation is conjoined with the δ definitions of :mod:`verifier.symbolic.encoding` and handed to
+z3 (:mod:`verifier.symbolic.solver`):
+
+* ``unsat`` — **proved**: no admissible parameter value (and no ``E ≥ 1`` with
+  ``--every-epsilon``) violates the claim;
+* ``sat`` — the model leaves the solver as exact rationals (an algebraic value as rationals of
+  growing precision) and is reported as a **counterexample** only once the exact engine
+  (:mod:`verifier.symbolic.recheck`) confirms the claim fails there;
+* anything else — **unknown**, with the reason.
+
+``theorem2`` is first tried through Θ-reducibility: a bijection certified for every parameter
+value (:mod:`verifier.symbolic.reducibility`) proves APK δ = PPK δ by Theorem 2, and the
+method says so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from gmpy2 import mpq
+
+from verifier.core.errors import InvalidArgument
+from verifier.engines.joint import check_targets
+from verifier.model.knowledge import Knowledge, known_indices
+from verifier.notions.partial import ordered_pairs
+from verifier.symbolic.claims import Claim, build, parse_claim
+from verifier.symbolic.encoding import Encoding
+from verifier.symbolic.instance import SymbolicSpec
+from verifier.symbolic.recheck import Recheck, recheck
+from verifier.symbolic.solver import decide
+from verifier.symbolic.tables import knowledges_of, symbolic_tables
+
+__all__ = ["Proof", "ProofReport", "prove", "instances"]
+
+ROUNDS = 3  # solver witnesses tried before an unconfirmed violation is reported as unknown
+
+
+@dataclass(frozen=True)
+class Proof:
+    """The verdict on one instance (a target and a ζ)."""
+
+    target: int
+    knowledge: str
+    status: str  # "proved", "counterexample" or "unknown"
+    method: str
+    seconds: float  # wall time, shown to the user; never part of a verdict
+    counterexample: Recheck | None = None
+    reason: str = ""
+    solver: Mapping[str, mpq] = field(default_factory=dict)  # z3's values at the witness
+
+
+@dataclass(frozen=True)
+class ProofReport:
+    claim: Claim
+    every_epsilon: bool
+    epsilon: str
+    parameters: str
+    proofs: tuple[Proof, ...] = field(default=())
+
+    @property
+    def status(self) -> str:
+        states = {p.status for p in self.proofs}
+        for s in ("counterexample", "unknown"):
+            if s in states:
+                return s
+        return "proved"
+
+
+def instances(sym: SymbolicSpec, every_known_set: bool = False
+              ) -> list[tuple[int, Knowledge]]:
+    """``(target, ζ)`` for each target and ζ of the spec, or with every set of known
+    indices not holding the target."""
+    targets = check_targets(sym.base.targets, sym.records)
+    if not every_known_set:
+        return [(i, k) for k in knowledges_of(sym) for i in targets]
+    out = []
+    for i in targets:
+        others = [j for j in range(sym.records) if j != i]
+        for size in range(len(others) + 1):
+            out += [(i, known_indices(c)) for c in combinations(others, size)]
+    return out
+
+
+def prove(sym: SymbolicSpec, claim: str | Claim, *, every_epsilon: bool = False,
+          every_known_set: bool = False, timeout_ms: int = 20_000) -> ProofReport:
+    """Decide ``claim`` on every instance of the spec (see the module docstring)."""
+    c = claim if isinstance(claim, Claim) else parse_claim(claim)
+    rate = sym.base.epsilon.rate
+    if rate is None and not every_epsilon:
+        raise InvalidArgument(f"epsilon = {sym.base.epsilon}: a proof needs ε = ln(q) (so that "
+                              f"e^ε is rational) or --every-epsilon")
+    proofs = tuple(_prove_one(sym, c, i, k, None if every_epsilon else rate, timeout_ms)
+                   for i, k in instances(sym, every_known_set))
+    return ProofReport(c, every_epsilon, "every ε" if every_epsilon else str(sym.base.epsilon),
+                       sym.parameters.describe(), proofs)
+
+
+def _prove_one(sym: SymbolicSpec, claim: Claim, target: int, know: Knowledge,
+               rate: mpq | None, timeout_ms: int) -> Proof:
+    start = time.perf_counter()
+    method_prefix = ""
+    if claim.name == "theorem2":
+        from verifier.symbolic.reducibility import decide_reducible
+        red = decide_reducible(sym, knowledges=[know], targets=[target])
+        if red.reducible is True:
+            method_prefix = f"Θ-reducible ({red.method}) and Theorem 2"
+        elif red.reducible is False and not sym.parameters.items:
+            return Proof(target, know.name, "proved", "Theorem 2's premise fails: not "
+                         "Θ-reducible, so the claim holds vacuously",
+                         time.perf_counter() - start)
+    status, method, witness, reason, solver = _z3(sym, claim, target, know, rate, timeout_ms)
+    seconds = time.perf_counter() - start
+    if method_prefix and status == "proved":
+        method = f"{method_prefix}; {method} confirms apk == ppk"
+    elif method_prefix and status == "unknown":
+        status, method = "proved", method_prefix
+    return Proof(target, know.name, status, method, seconds, witness, reason, solver)
+
+
+def _z3(sym: SymbolicSpec, claim: Claim, target: int, know: Knowledge, rate: mpq | None,
+        timeout_ms: int) -> tuple[str, str, Recheck | None, str, dict]:
+    enc = Encoding(sym.parameters, rate)
+    tables = symbolic_tables(sym, [know], [target])
+    pairs = ordered_pairs(sym.values, sym.base.pairs)
+    apks, ppks, lemma4 = [], [], []
+    for t in tables:
+        for ppk, apk, cond in enc.table_cases(t, pairs).values():
+            apks += list(apk.values())
+            if ppk is not None:
+                ppks.append(ppk)
+                lemma4.append(cond)
+    terms: dict = {}
+    if "apk" in claim.uses:
+        terms["apk"] = enc.worst("apk", apks)
+    if "ppk" in claim.uses:
+        terms["ppk"] = enc.worst("ppk", ppks)
+    if "noiseless" in claim.uses:
+        plain = []
+        for t in tables:
+            if t.knowledge == 0:
+                for _, apk, _ in enc.table_cases(t.without_background(), pairs).values():
+                    plain += list(apk.values())
+        terms["noiseless"] = enc.worst("noiseless", plain)
+    if "dp" in claim.uses:
+        terms["dp"] = enc.dp(sym.kernel, sym.values, sym.records)
+    terms["lemma4"] = enc.z.And(*lemma4) if lemma4 else enc.z.true()
+    negation = enc.z.Not(build(claim, terms, enc.z))
+    method = "z3: the negation is unsatisfiable (nonlinear real arithmetic)"
+    excluded: list = []  # points where the exact engine found that the claim holds
+    for _ in range(ROUNDS):
+        shown = dict(enc.named) | {k: v for k, v in terms.items() if k != "lemma4"}
+        answer = decide(enc.assertions + [negation] + excluded, shown, timeout_ms)
+        if answer.status == "unsat":
+            if excluded:
+                method += f", outside {len(excluded)} point(s) where the exact engine shows " \
+                          f"that the claim holds"
+            return "proved", method, None, "", {}
+        if answer.status == "unknown":
+            return "unknown", "z3", None, f"z3: {answer.reason}", {}
+        checked = 0
+        for model in answer.models:
+            point, e = _split(sym, model.values, rate)
+            if not all(p.admits(point[p.name]) for p in sym.parameters.items) or e < 1:
+                continue  # a rational near an algebraic value may leave the bounds
+            found = recheck(sym, claim, point, e, target, know)
+            if not found.holds:
+                how = "z3 witness, confirmed by the exact engine" if model.exact else \
+                    "z3 algebraic witness replaced by a nearby rational, confirmed by the " \
+                    "exact engine"
+                return "counterexample", how, found, "", dict(model.values)
+            if enc.named:
+                excluded.append(_exclude(enc, model.values))
+                checked += 1
+        if not checked:
+            break
+    return "unknown", "z3", None, ("z3 found violations that the exact engine did not confirm "
+                                   "at the rational points tried"), {}
+
+
+def _split(sym: SymbolicSpec, values: Mapping[str, mpq], rate: mpq | None
+           ) -> tuple[dict[str, mpq], mpq]:
+    point = {name: values[name] for name in sym.parameters.names}
+    return point, (values["E"] if rate is None else rate)
+
+
+def _exclude(enc: Encoding, values: Mapping[str, mpq]):
+    z = enc.z
+    return z.Or(*[x != z.const(values[k]) for k, x in enc.named.items()])
