@@ -39,7 +39,8 @@ CertOpt = Annotated[Path | None, typer.Option(
                           "verify-certificate.")]
 
 
-def _load(spec: Path, budget: int | None, budget_counts: int | None, engine: str | None):
+def _load(spec: Path, budget: int | None, budget_counts: int | None, engine: str | None,
+          at: dict | None = None):
     """Read SPEC and apply the command-line overrides."""
     from dataclasses import replace
 
@@ -47,7 +48,7 @@ def _load(spec: Path, budget: int | None, budget_counts: int | None, engine: str
     from verifier.engines.choice import ENGINES
     from verifier.io.spec import load_spec
 
-    s = load_spec(spec)
+    s = load_spec(spec, at=at)
     if budget is not None:
         s = replace(s, budget=replace(s.budget, max_databases=budget))
     if budget_counts is not None:
@@ -77,16 +78,23 @@ def _print_json(obj: object) -> None:
 @app.command()
 def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
           budget: BudgetOpt = None, budget_counts: CountsOpt = None, engine: EngineOpt = None,
-          progress: ProgressOpt = None, certificate: CertOpt = None) -> int:
+          progress: ProgressOpt = None, certificate: CertOpt = None,
+          at: Annotated[str | None, typer.Option(
+              help="For a spec with [parameters]: the point, e.g. p=1/3 (default: a sample "
+                   "point).")] = None) -> int:
     """Decide the (ε, δ) claim of SPEC for every notion it names, exactly.
 
     The claim holds when it holds for every notion.
     """
     from verifier.io.progress import ProgressBar
     from verifier.io.spec import run_spec
+    from verifier.symbolic.instance import point_note
+    from verifier.symbolic.parameters import parse_point
 
     _outputs(**{"--certificate": (certificate, None)})
-    s = _load(spec, budget, budget_counts, engine)
+    point = parse_point(at) if at is not None else None
+    note = point_note(spec, point)
+    s = _load(spec, budget, budget_counts, engine, point)
     with ProgressBar(progress, "joint tables") as bar:
         if certificate is None:
             report = run_spec(s, progress=bar)
@@ -95,9 +103,11 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
             report = write_check_certificate(s, certificate, progress=bar)
     if json_out:
         from verifier.io.json_out import check_json
-        _print_json(check_json(report, full))
+        _print_json(check_json(report, full) | ({"parameters": note} if note else {}))
     else:
         from verifier.io.terminal import print_check
+        if note:
+            typer.echo(f"parameters: {note}")
         print_check(s, report)
     return _verdict(report.holds)
 
@@ -271,16 +281,24 @@ def family(
     0 holds for the whole interval, 1 a counterexample confirmed by the exact engine, 3 unknown
     (a solver timeout or an unconfirmed witness is never reported as holding).
     """
+    from verifier.core.errors import InvalidArgument, VerifierError
     from verifier.io.options import interval
     from verifier.io.spec import load_spec
     from verifier.symbolic.family import check_family
 
-    s = load_spec(spec)
+    s = load_spec(spec, command="family")
     lo, hi = interval(range_, "--range")
     params = {k: v for k, v in s.mechanism.params.items() if k not in (param, "values")}
-    res = check_family(s.mechanism.name, param, lo, hi, values=s.values, records=s.records,
-                       params=params, epsilon=s.epsilon, delta=s.delta,
-                       timeout_ms=timeout * 1000)
+    try:
+        res = check_family(s.mechanism.name, param, lo, hi, values=s.values,
+                           records=s.records, params=params, epsilon=s.epsilon, delta=s.delta,
+                           timeout_ms=timeout * 1000)
+    except VerifierError as exc:
+        given = {"param": ("--param", param), "range": ("--range", range_)}
+        if exc.argument not in given:
+            raise
+        option, text = given[exc.argument]
+        raise InvalidArgument(f"{option} {text!r}: {exc}", argument=option) from None
     if json_out:
         from verifier.io.json_out import family_json
         _print_json(family_json(res, mechanism=s.mechanism.name, records=s.records,

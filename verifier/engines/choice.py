@@ -21,7 +21,7 @@ from verifier.core.budget import (
     format_size,
 )
 from verifier.core.errors import InvalidArgument
-from verifier.engines.counts import Progress, count_estimate, count_tables
+from verifier.engines.counts import Progress, count_estimate, count_memory_floor, count_tables
 from verifier.engines.joint import JointTable, brute_force_tables
 from verifier.model.data import DataModel, IndependentData
 from verifier.model.knowledge import Knowledge
@@ -113,6 +113,8 @@ def _counts(data, mech, know, targets, budget, progress=None):
         raise InvalidArgument(f"engine = 'counts' does not apply: {reason}")
     budget = budget or Budget()
     budget.check_records(data.n)
+    budget.require("memory", count_memory_floor(data, know, targets),
+                   "the count engine's memory (bytes), at least", ", or use fewer records")
     work, memory = count_estimate(data, mech, know, targets)
     budget.require("combinations", work, "the count engine's combinations of counts",
                    ", or use fewer records or values")

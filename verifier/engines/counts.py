@@ -180,6 +180,18 @@ def _denominator_bits(priors: Sequence[Dist]) -> int:
     return sum(bits[id(p)] for p in priors)
 
 
+def count_memory_floor(data: IndependentData, know: Knowledge, targets: Sequence[int]) -> int:
+    """A lower bound on the bytes of either route of :func:`count_estimate`, from the spec
+    alone (no call of the mechanism): the law of the ``u`` records that are neither known nor
+    the target has ``u + 1`` entries of ``b_U`` bits on both routes. It lets a hopeless size
+    be refused before the ``n + 1`` calls of the mechanism that the full estimate makes."""
+    kset = set(know.known or ())
+    t0 = targets[0] if targets else 0
+    u = data.n - 1 - len(kset)
+    bits_u = _denominator_bits([p for j, p in enumerate(data.priors) if j != t0 and j not in kset])
+    return (u + 1) * ((bits_u + 7) // 8 + 32)
+
+
 def count_estimate(data: IndependentData, mech: Mechanism, know: Knowledge,
                    targets: Sequence[int]) -> tuple[int, int]:
     """``(work, bytes)`` of the count engine for this spec, before anything is built.

@@ -18,7 +18,7 @@ from gmpy2 import mpq
 
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
-from verifier.core.errors import InvalidArgument
+from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.core.numbers import probability
 from verifier.engines.counts import Progress
 from verifier.io.spec import Spec
@@ -57,19 +57,30 @@ class SweepReport:
         return all(pt.holds for pt in self.points)
 
 
-_RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
+_RANGE = re.compile(r"^\s*(\d{1,18})\s*\.\.\s*(\d{1,18})\s*$")
+_INTEGER = re.compile(r"^\s*-?\d{1,18}\s*$")
+MAX_POINTS = 10_000  # thresholds in one sweep
 
 
 def parse_range(text: str, name: str = "--threshold") -> list[int]:
-    """``"2..20"`` (inclusive) or ``"2,5,10"``."""
+    """``"2..20"`` (inclusive) or ``"2,5,10"``: at most :data:`MAX_POINTS` thresholds."""
     m = _RANGE.match(text)
     if m:
         lo, hi = int(m.group(1)), int(m.group(2))
         if lo > hi:
             raise InvalidArgument(f"{name} {text!r}: the range is empty ({lo} > {hi})")
+        if hi - lo + 1 > MAX_POINTS:
+            raise BudgetExceeded(f"{name} {text!r}: {hi - lo + 1} thresholds, over the limit "
+                                 f"of {MAX_POINTS} points in one sweep", argument=name)
         return list(range(lo, hi + 1))
+    parts = text.split(",")
+    if len(parts) > MAX_POINTS:
+        raise BudgetExceeded(f"{name}: {len(parts)} thresholds, over the limit of {MAX_POINTS} "
+                             f"points in one sweep", argument=name)
     try:
-        values = [int(x) for x in text.split(",")]
+        if not all(_INTEGER.match(x) for x in parts):
+            raise ValueError(text)
+        values = [int(x) for x in parts]
     except ValueError:
         raise InvalidArgument(f'{name} {text!r} is not a range "A..B" or a list "A,B,C" of '
                               f"integers") from None

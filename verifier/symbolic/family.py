@@ -25,7 +25,7 @@ from itertools import product
 from gmpy2 import mpq
 
 from verifier.core.epsilon import Epsilon, parse_epsilon
-from verifier.core.errors import InvalidArgument
+from verifier.core.errors import BudgetExceeded, InvalidArgument, VerifierError
 from verifier.core.numbers import format_rational, probability, rational
 from verifier.model.data import check_domain, check_records
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
@@ -83,23 +83,32 @@ def check_family(kind: str, param: str, lo: object, hi: object, *, values: Seque
     """Decide (ε, δ)-DP of ``kind`` for every ``param ∈ [lo, hi]`` (three-valued)."""
     if (kind, param) not in FAMILIES:
         known = ", ".join(f"{k}.{p}" for k, p in FAMILIES)
-        raise InvalidArgument(f"no parameter family {kind}.{param}; known: {known}")
-    lo_q, hi_q = rational(lo, "range start"), rational(hi, "range end")
+        raise InvalidArgument(f"no parameter family {kind}.{param}; known: {known}",
+                              argument="param", value=param)
+    try:
+        lo_q, hi_q = rational(lo, "range start"), rational(hi, "range end")
+    except VerifierError as exc:
+        raise InvalidArgument(str(exc), argument="range", value=(lo, hi)) from None
     if lo_q > hi_q:
-        raise InvalidArgument(f"range {format_rational(lo_q)}..{format_rational(hi_q)} is empty")
+        raise InvalidArgument(f"range {format_rational(lo_q)}..{format_rational(hi_q)} is empty",
+                              argument="range", value=(lo, hi))
     params = dict(params or {})
     domain = check_domain(values)
     n = check_records(records)
     for end in (lo_q, hi_q):  # the mechanism must be valid across the interval
-        build_mechanism(kind, {**params, param: end}, domain)
+        try:
+            build_mechanism(kind, {**params, param: end}, domain)
+        except VerifierError as exc:
+            raise InvalidArgument(str(exc), argument="range", value=(lo, hi)) from None
     eps: Epsilon = parse_epsilon(epsilon)
     if eps.rate is None:
         raise InvalidArgument(f"epsilon = {eps} : a family check needs ε = ln(q) (or 0) so "
                               f"that e^ε is rational")
     d = probability(delta, "delta")
     if len(domain) ** n > max_databases:
-        raise InvalidArgument(f"{len(domain)}^{n} databases, over the family budget of "
-                              f"{max_databases}; use fewer records")
+        raise BudgetExceeded(f"data.records = {n}: {len(domain)}^{n} databases, over the "
+                             f"family check's limit of {max_databases}; use fewer records",
+                             argument="records", value=n)
     kernel = FAMILIES[(kind, param)]
     z = z3_api()
     E = z["Q"](int(eps.rate.numerator), int(eps.rate.denominator))
