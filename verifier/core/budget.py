@@ -38,7 +38,8 @@ from decimal import ROUND_FLOOR, Decimal, localcontext
 
 from gmpy2 import mpz
 
-from verifier.core.errors import BudgetExceeded, InvalidArgument, SpecError
+from verifier.core.errors import BudgetExceeded, SpecError, VerifierError
+from verifier.core.numbers import positive_int
 
 __all__ = ["Budget", "Limit", "LIMITS", "CHECK_LIMITS", "PSO_LIMITS", "GUESS_LIMITS",
            "budget_from_limits", "check_database_count", "format_size", "format_power",
@@ -154,10 +155,7 @@ class Budget:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                key = f.name.removeprefix("max_")
-                raise InvalidArgument(f"limits.{key} = {value!r} is not a positive integer")
+            positive_int(getattr(self, f.name), f"limits.{f.name.removeprefix('max_')}")
 
     def limit(self, key: str) -> int:
         return getattr(self, f"max_{key}")
@@ -199,10 +197,11 @@ def budget_from_limits(table: Mapping[str, object], keys: tuple[str, ...] | None
         if key not in allowed:
             raise SpecError(f"does not apply to this command; its limits are "
                             f"{', '.join(allowed)}", file=file, key=f"limits.{key}")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise SpecError(f"{value!r} is not a positive integer ({LIMITS[key].what})",
-                            file=file, key=f"limits.{key}")
-        values[f"max_{key}"] = value
+        try:
+            values[f"max_{key}"] = positive_int(value, key)
+        except VerifierError as exc:
+            raise SpecError(f"{exc} ({LIMITS[key].what})", file=file, key=f"limits.{key}",
+                            value=value) from None
     return Budget(**values)
 
 

@@ -24,6 +24,7 @@ __all__ = ["exp_bounds", "log_bounds", "compare_exp", "sign_affine_exp", "decima
 
 MAX_PRECISION = 1 << 20  # bits; far beyond any separation met in practice
 _MAX_PRECISION = MAX_PRECISION
+_LARGE_NATS = 1 << 20  # e^ε for ε above this many nats is not evaluated (it would overflow)
 
 
 # ------------------------------------------------------ certified comparison with e^ε
@@ -64,11 +65,19 @@ def compare_exp(x: mpq, eps: Epsilon) -> int:
     nats = eps.nats
     assert nats is not None  # ε is exactly one of ln(base), nats, inf
     prec = 64
+    if x <= 0:
+        return -1
+    large = nats > _LARGE_NATS  # e^nats is beyond MPFR's exponent range: compare ln x, nats
     while prec <= _MAX_PRECISION:
-        lo, hi = exp_bounds(nats, prec)
-        if x < lo:
+        if large:
+            lo, hi = log_bounds(x, prec)
+            below, above = hi < nats, lo > nats
+        else:
+            lo, hi = exp_bounds(nats, prec)
+            below, above = x < lo, x > hi
+        if below:
             return -1
-        if x > hi:
+        if above:
             return 1
         prec *= 2
     raise InvalidNumber(  # pragma: no cover - unreachable for rational ε ≠ 0

@@ -20,7 +20,7 @@ from gmpy2 import mpq
 
 from verifier.core.certified import certified_decimal, compare_exp, decimal_string, log_bounds
 from verifier.core.errors import InvalidNumber
-from verifier.core.numbers import _DECIMAL_RE, _RATIONAL_RE, format_rational, rational
+from verifier.core.numbers import format_rational, is_number_text, rational
 from verifier.core.numbers import sign as _sign
 
 __all__ = ["Epsilon", "parse_epsilon"]
@@ -157,16 +157,13 @@ def parse_epsilon(value: object, name: str = "epsilon") -> Epsilon:
             return Epsilon.INF
         match = _LN_RE.match(text.replace(" ", ""))
         if match:
-            try:
-                return Epsilon.log(match.group(1), name)
-            except InvalidNumber as exc:
-                if "argument of ln must be" in str(exc):
-                    raise
+            if not is_number_text(match.group(1)):
                 raise InvalidNumber(
                     f"{name} = {value!r}: the argument of ln is not a number; write an "
                     f'integer, a fraction ("3/4") or a decimal ("0.25", "1e-6")'
-                ) from None
-        if not (_RATIONAL_RE.match(text) or _DECIMAL_RE.match(text)):
+                )
+            return Epsilon.log(match.group(1), name)
+        if not is_number_text(text):
             raise InvalidNumber(
                 f'{name} = {value!r} is not an ε; write "ln(q)" with rational q ≥ 1, a '
                 f'rational number of nats such as "1/2", "0" or "inf"'

@@ -1,7 +1,9 @@
 """The exception hierarchy: one root, leaves that also inherit the matching builtin.
 
 Every error names the argument it is about and shows the offending value, so that a
-message read in a log is enough to fix the input.
+message read in a log is enough to fix the input. The name is also kept as a field
+(``argument``; a spec error's ``file``, ``key`` and ``value``) so that callers never have to
+parse it back out of the message.
 """
 
 from __future__ import annotations
@@ -13,13 +15,36 @@ __all__ = [
     "NullEvent",
     "UnknownName",
     "InvalidArgument",
+    "OutOfRange",
     "BudgetExceeded",
     "SpecError",
+    "UserCodeError",
+    "NO_VALUE",
 ]
 
 
+class _NoValue:
+    """The ``value`` of an error about a missing key (there is no value to show)."""
+
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+
+NO_VALUE = _NoValue()
+
+
 class VerifierError(Exception):
-    """Root of every error raised by plrv."""
+    """Root of every error raised by plrv.
+
+    ``argument`` names the argument (or spec key, relative to its table) the error is about,
+    when it is known; ``value`` is the offending value (:data:`NO_VALUE` when not recorded).
+    """
+
+    def __init__(self, *args: object, argument: str | None = None,
+                 value: object = NO_VALUE) -> None:
+        super().__init__(*args)
+        self.argument = argument
+        self.value = value
 
 
 class InvalidNumber(VerifierError, ValueError):
@@ -45,16 +70,38 @@ class InvalidArgument(VerifierError, ValueError):
     """An argument outside its allowed range (an index, a threshold, a pair of values)."""
 
 
+class OutOfRange(InvalidNumber, InvalidArgument):
+    """A number read exactly but outside the range its argument allows (a probability above
+    1, a size of 0): both an invalid number and an invalid argument."""
+
+
 class BudgetExceeded(VerifierError, ValueError):
     """An instance larger than the enumeration budget allows."""
 
 
 class SpecError(VerifierError, ValueError):
-    """A spec file that is malformed: names the file, the key and what is wrong."""
+    """A spec file that is malformed: names the file, the key and what is wrong.
 
-    def __init__(self, message: str, *, file: str | None = None, key: str | None = None):
+    Fields: ``file``, ``key`` (dotted, e.g. ``mechanism.truth``, or ``[table]``), ``value``
+    (the offending value, :data:`NO_VALUE` for a missing key) and ``detail`` (the message
+    without the file and key). ``str(exc)`` is one line ``FILE: KEY: detail``.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, key: str | None = None,
+                 value: object = NO_VALUE) -> None:
         self.file = file
         self.key = key
         self.detail = message
         where = ": ".join(part for part in (file, key) if part)
-        super().__init__(f"{where}: {message}" if where else message)
+        super().__init__(f"{where}: {message}" if where else message, argument=key,
+                         value=value)
+
+
+class UserCodeError(VerifierError, RuntimeError):
+    """A user function (``"module:function"`` of a spec) that could not be loaded, raised an
+    exception or returned something that is not a valid answer. ``function`` names it."""
+
+    def __init__(self, message: str, *, function: str | None = None,
+                 argument: str | None = None) -> None:
+        super().__init__(message, argument=argument)
+        self.function = function

@@ -43,7 +43,7 @@ from gmpy2 import mpq
 from verifier.core.certified import certified_decimal, exp_bounds
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument, InvalidNumber
-from verifier.core.numbers import format_rational, rational
+from verifier.core.numbers import format_rational, open_unit, positive
 from verifier.guessing.metric import ScaledLog
 from verifier.guessing.model import GuessModel
 
@@ -198,24 +198,15 @@ def ring_bound(model: GuessModel, x: Hashable, eps) -> Certified:
 
 
 def check_eta(eta: object) -> mpq:
-    e = rational(eta, "eta")
-    if not 0 < e < 1:
-        raise InvalidNumber(f"eta = {format_rational(e)} must lie strictly between 0 and 1")
-    return e
+    return open_unit(eta, "eta")
 
 
 def _check_prior(p: object) -> mpq:
-    q = rational(p, "prior")
-    if not 0 < q < 1:
-        raise InvalidNumber(f"prior = {format_rational(q)} must lie strictly between 0 and 1")
-    return q
+    return open_unit(p, "prior")
 
 
 def _check_diameter(R: object) -> mpq:
-    r = rational(R, "diameter")
-    if r <= 0:
-        raise InvalidNumber(f"diameter = {format_rational(r)} must be > 0")
-    return r
+    return positive(R, "diameter")
 
 
 def simplified_epsilon(p: object, eta: object, R: object) -> ScaledLog:
@@ -277,9 +268,7 @@ def precise_epsilon(model: GuessModel, x: Hashable, eta: object,
     certified ends (``ε = L·ln u``). Equal ends mean the root was hit exactly.
     """
     eta = check_eta(eta)
-    tol = rational(tolerance, "tolerance")
-    if tol <= 0:
-        raise InvalidNumber(f"tolerance = {format_rational(tol)} must be > 0")
+    tol = positive(tolerance, "tolerance")
     g = model.goal(x)
     inside = [(y, model.prior[y]) for y in g if model.prior[y] != 0]
     outside = [(y, model.prior[y]) for y in model.domain if y not in g and model.prior[y] != 0]

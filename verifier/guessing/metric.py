@@ -24,7 +24,7 @@ from verifier.core.budget import Budget, format_size
 from verifier.core.certified import certified_decimal, exp_bounds, log_bounds
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument
-from verifier.core.numbers import format_rational, probability, rational
+from verifier.core.numbers import format_rational, open_unit, rational
 
 __all__ = ["ScaledLog", "tight_epsilon", "truncated_geometric", "exponential_mechanism",
            "power_bounds"]
@@ -182,9 +182,7 @@ def truncated_geometric(alpha: object, lo: int, hi: int) -> Callable[[int], Dist
     ``P[z|x] = (1−α)/(1+α)·α^|z−x|`` inside, ``α^(x−lo)/(1+α)`` at ``lo``,
     ``α^(hi−x)/(1+α)`` at ``hi``. It is ``ln(1/α)·|x − x'|``-private.
     """
-    a = probability(alpha, "alpha")
-    if a == 0 or a == 1:
-        raise InvalidArgument(f"alpha = {format_rational(a)} must lie strictly between 0 and 1")
+    a = open_unit(alpha, "alpha")
     if hi < lo:
         raise InvalidArgument(f"the range {lo}..{hi} is empty")
     from verifier.model.mechanisms import _geometric_clamped
@@ -200,9 +198,7 @@ def exponential_mechanism(beta: object, outputs: Sequence[Hashable],
                           score: Callable[[Hashable, Hashable], int]) -> Callable[[Hashable], Dist]:
     """``P[z|x] ∝ β^{score(x, z)}`` over the finite ``outputs`` (the exponential mechanism with
     utility ``−score`` and ``β = e^{−ε/2}`` rational); ``score`` takes non-negative integers."""
-    b = probability(beta, "beta")
-    if b == 0 or b == 1:
-        raise InvalidArgument(f"beta = {format_rational(b)} must lie strictly between 0 and 1")
+    b = open_unit(beta, "beta")
     outs = list(outputs)
 
     def kernel(x: Hashable) -> Dist:

@@ -32,7 +32,7 @@ from gmpy2 import mpq
 from verifier.core.budget import Budget, format_size
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument, InvalidDistribution
-from verifier.core.numbers import format_rational, rational
+from verifier.core.numbers import positive, rational
 
 __all__ = ["GuessModel", "TargetAdvantage", "advantage", "vulnerability"]
 
@@ -63,8 +63,7 @@ class GuessModel:
             raise InvalidArgument(f"precision has {len(self.precisions)} values for {k} "
                                   f"attribute(s)")
         for r in self.precisions:
-            if rational(r, "precision") <= 0:
-                raise InvalidArgument(f"precision = {format_rational(rational(r))} must be > 0")
+            positive(r, "precision")
         if self.mode not in ("and", "or"):
             raise InvalidArgument(f"mode = {self.mode!r} is not 'and' or 'or'")
         domain = set(self.domain)

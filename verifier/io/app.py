@@ -48,8 +48,8 @@ class _VerdictCommand(TyperCommand):
                 _silence_stdout()
             else:
                 sys.stdout.flush()
-            typer.echo(error_line(exc, spec if isinstance(spec, Path) else None, debug),
-                       err=True)
+            typer.echo(error_line(exc, Path(spec) if isinstance(spec, (str, Path)) else None,
+                                  debug), err=True)
             raise typer.Exit(ERROR) from None
         if code not in (HOLDS, FAILS, UNKNOWN):
             typer.echo(f"error: internal error (exit status {code!r}); rerun with --debug for "

@@ -9,6 +9,7 @@ Spec (TOML)::
     [goal]       precision = r or [r_1, …, r_k];  mode = "and" | "or"
     [query]      epsilon (default: the mechanism's tight ε·d), targets ("all" or a list),
                  eta (also invert: the ε that keeps the advantage at most η)
+    [limits]     work (|X|²·|Z|; verifier.core.budget.GUESS_LIMITS)
 """
 
 from __future__ import annotations
@@ -19,20 +20,16 @@ from pathlib import Path
 
 from gmpy2 import mpq
 
+from verifier.core.budget import GUESS_LIMITS, Budget, budget_from_limits
 from verifier.core.distribution import Dist
-from verifier.core.errors import SpecError, VerifierError
-from verifier.core.numbers import rational
-from verifier.guessing.bounds import (
-    as_scaled_log,
-    check_eta,
-)
-from verifier.guessing.metric import (
-    exponential_mechanism,
-    truncated_geometric,
-)
+from verifier.core.errors import InvalidArgument
+from verifier.core.numbers import open_unit, positive
+from verifier.guessing.bounds import as_scaled_log
+from verifier.guessing.metric import exponential_mechanism, truncated_geometric
 from verifier.guessing.model import GuessModel
-from verifier.io.files import check_tables, read_toml
-from verifier.model.mechanisms import as_dist, load_function
+from verifier.io.files import check_kind, check_tables, read_toml
+from verifier.io.keys import Table, anything, integer_value, list_of
+from verifier.model.user_code import as_output_dist, load_function
 
 __all__ = ['GuessSpec', 'load_guess_spec']
 
@@ -42,7 +39,9 @@ _KEYS = {
     "mechanism": {"kind", "alpha", "beta", "function"},
     "goal": {"precision", "mode"},
     "query": {"epsilon", "targets", "eta", "tolerance"},
+    "limits": set(GUESS_LIMITS),
 }
+KINDS = ("truncated_geometric", "exponential", "identity", "function")
 
 
 @dataclass(frozen=True)
@@ -55,98 +54,101 @@ class GuessSpec:
     tolerance: mpq = mpq(1, 10**6)  # relative width of the precise inversion's interval
 
 
-def _fail(file, key, msg):
-    return SpecError(msg, file=file, key=key)
-
-
-def _domain(t: dict, file) -> tuple:
-    given = [k for k in ("values", "range", "grid") if k in t]
+def _domain(t: Table, budget: Budget) -> tuple:
+    given = t.given("values", "range", "grid")
     if len(given) != 1:
-        raise _fail(file, "domain", "give exactly one of values, range, grid")
+        raise t.fail("", "give exactly one of values, range, grid")
     if "values" in t:
-        vals = t["values"]
+        vals: list = t.list_of("values", integer_value)
     elif "range" in t:
-        lo, hi = t["range"]
+        lo, hi = t.list_of("range", integer_value, length=2)
+        if hi < lo:
+            raise t.fail("range", f"range = [{lo}, {hi}] is empty (lo > hi)", t.raw["range"])
+        _check_size(t, "range", hi - lo + 1, budget)
         vals = list(range(lo, hi + 1))
     else:
-        vals = list(product(*t["grid"]))
-    for v in vals:
-        for c in (v if isinstance(v, tuple) else (v,)):
-            if isinstance(c, bool) or not isinstance(c, int):
-                raise _fail(file, "domain", f"value {v!r} is not an integer (or tuple of them)")
-    if not vals or len(set(vals)) != len(vals):
-        raise _fail(file, "domain", "the domain is empty or repeats a value")
+        axes = t.list_of("grid", lambda v, k: list_of(v, k, integer_value))
+        size = 1
+        for axis in axes:
+            size *= len(axis)
+            _check_size(t, "grid", size, budget)
+        vals = list(product(*axes))
+    if len(set(vals)) != len(vals):
+        raise t.fail(given[0], "the domain repeats a value", t.raw[given[0]])
     return tuple(vals)
 
 
-def _kernel(t: dict, domain: tuple, file, search_dir):
-    kind = t.get("kind")
+def _check_size(t: Table, key: str, size: int, budget: Budget) -> None:
+    """The domain's size against ``limits.work`` (``|X|²``), before the domain is built."""
+    t.check(key, budget.require, "work", size ** 2, f"guessing over {size} domain values: |X|²",
+            ", or use a smaller domain")
+
+
+def _kernel(t: Table, domain: tuple, search_dir: Path):
+    kind = t.string("kind", KINDS, "identity")
     if kind == "truncated_geometric":
         if not all(isinstance(x, int) for x in domain):
-            raise _fail(file, "mechanism.kind", "truncated_geometric needs a one-attribute domain")
-        lo, hi = min(domain), max(domain)
-        return truncated_geometric(t.get("alpha"), lo, hi)
+            raise t.fail("kind", "truncated_geometric needs a one-attribute domain", kind)
+        alpha = t.rational("alpha", check=open_unit)
+        return t.check("alpha", truncated_geometric, alpha, min(domain), max(domain))
     if kind == "exponential":
         def l1(x, z):
             cx = x if isinstance(x, tuple) else (x,)
             cz = z if isinstance(z, tuple) else (z,)
-            return sum(abs(a - b) for a, b in zip(cx, cz))
-        return exponential_mechanism(t.get("beta"), domain, l1)
+            return sum(abs(a - b) for a, b in zip(cx, cz, strict=True))
+        beta = t.rational("beta", check=open_unit)
+        return t.check("beta", exponential_mechanism, beta, domain, l1)
     if kind == "identity":
         return Dist.point
-    if kind == "function":
-        f = load_function(t.get("function"), search_dir=search_dir, name="function")
-        return lambda x: as_dist(f(x))
-    raise _fail(file, "mechanism.kind", f"kind = {kind!r} is not one of truncated_geometric, "
-                                        f"exponential, identity, function")
+    f = t.read("function", lambda ref, k: load_function(ref, search_dir=search_dir, name=k))
+    return lambda x: as_output_dist(f(x), f)
+
+
+def _target(domain: tuple):
+    members = set(domain)
+
+    def read(value: object, name: str):
+        v = tuple(list_of(value, name, integer_value)) if isinstance(value, list) else \
+            integer_value(value, name)
+        if v not in members:
+            raise InvalidArgument(f"target {v!r} is not in the domain", argument=name,
+                                  value=value)
+        return v
+    return read
 
 
 def load_guess_spec(path: str | Path) -> GuessSpec:
     """Read a guessing spec; every problem is a :class:`SpecError` naming file and key."""
     file = str(path)
     raw = read_toml(path)
+    check_kind(raw, "guess", file)
     check_tables(raw, _KEYS, file)
-    if "domain" not in raw:
-        raise _fail(file, "[domain]", "this table is missing")
-    domain = _domain(raw["domain"], file)
-    key = "prior.weights"
-    try:
-        weights = raw.get("prior", {}).get("weights")
-        prior = Dist.uniform(domain) if weights is None else Dist(
-            zip(domain, weights), name="prior") if len(weights) == len(domain) else None
-        if prior is None:
-            raise _fail(file, key, f"has {len(weights)} weights for {len(domain)} values")
-        key = "mechanism"
-        kernel = _kernel(raw.get("mechanism", {"kind": "identity"}), domain, file,
-                         Path(path).resolve().parent)
-        key = "goal.precision"
-        goal = raw.get("goal", {})
-        prec = goal.get("precision", 1)
-        prec = tuple(rational(r, "precision") for r in (prec if isinstance(prec, list)
-                                                        else [prec]))
-        key = "goal"
-        model = GuessModel(domain, prior, kernel, prec, goal.get("mode", "and"))
-        query = raw.get("query", {})
-        key = "query.targets"
-        targets = query.get("targets", "all")
-        targets = domain if targets == "all" else tuple(
-            tuple(t) if isinstance(t, list) else t for t in targets)
-        for t in targets:
-            if t not in domain:
-                raise _fail(file, key, f"target {t!r} is not in the domain")
-        key = "query.epsilon"
-        eps = as_scaled_log(query["epsilon"]) if "epsilon" in query else None
-        key = "query.eta"
-        eta = check_eta(query["eta"]) if "eta" in query else None
-        key = "query.tolerance"
-        tolerance = rational(query.get("tolerance", "1/1000000"), "tolerance")
-        if tolerance <= 0:
-            raise _fail(file, key, f"tolerance = {tolerance} must be > 0")
-    except SpecError:
-        raise
-    except VerifierError as exc:
-        raise _fail(file, key, str(exc)) from None
-    mech = raw.get("mechanism", {}).get("kind", "identity")
-    return GuessSpec(model, eps, targets, eta, mech, tolerance)
+    dom = Table.of(raw, "domain", file, required=True)
+    limits, prior_t = Table.of(raw, "limits", file), Table.of(raw, "prior", file)
+    mech_t, goal, query = (Table.of(raw, name, file) for name in ("mechanism", "goal", "query"))
+    budget = budget_from_limits(limits.raw, GUESS_LIMITS, file)
+    domain = _domain(dom, budget)
 
+    if "weights" in prior_t:
+        weights = prior_t.list_of("weights", anything, length=len(domain))
+        prior = prior_t.check("weights", lambda: Dist(zip(domain, weights, strict=True),
+                                                      name="prior"))
+    else:
+        prior = Dist.uniform(domain)
+    kernel = _kernel(mech_t, domain, Path(path).resolve().parent)
+    prec_raw = goal.raw.get("precision", 1)
+    attributes = len(domain[0]) if isinstance(domain[0], tuple) else 1
+    if isinstance(prec_raw, list):
+        prec = tuple(goal.list_of("precision", positive, length=attributes))
+    else:
+        prec = (goal.rational("precision", 1, positive),)
+    mode = goal.string("mode", ("and", "or"), "and")
+    model = goal.check("precision", GuessModel, domain, prior, kernel, prec, mode, budget)
 
+    targets_raw = query.raw.get("targets", "all")
+    targets = domain if targets_raw == "all" else \
+        tuple(query.list_of("targets", _target(domain)))
+    eps = query.read("epsilon", lambda v, k: as_scaled_log(v), None)
+    eta = query.rational("eta", None, open_unit)
+    tolerance = query.rational("tolerance", mpq(1, 10**6), positive)
+    return GuessSpec(model, eps, targets, eta, mech_t.raw.get("kind", "identity"), tolerance)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gmpy2 import mpq
 
+from verifier.core import numbers
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import rational
 
@@ -27,15 +28,9 @@ def number_list(text: str) -> list[str]:
 
 def positive(text: str, name: str) -> mpq:
     """An exact rational ``> 0``."""
-    x = rational(text, name)
-    if x <= 0:
-        raise InvalidArgument(f"{name} {text} must be > 0")
-    return x
+    return numbers.positive(text, name)
 
 
 def strictly_between_0_and_1(text: str, name: str) -> mpq:
     """An exact rational in the open interval (0, 1)."""
-    x = rational(text, name)
-    if not 0 < x < 1:
-        raise InvalidArgument(f"{name} {text} must lie strictly between 0 and 1")
-    return x
+    return numbers.open_unit(text, name)

@@ -13,20 +13,23 @@ Spec (TOML)::
                  | "interval_buckets" | "function" (function = "module:function");
                  weight_at_most = "1/64" and/or weight_at_least = "..."
     [claim]      factor = c (default 1), slack = δ (default 0):  Succ ≤ c·baseline + δ
-    [limits]     datasets = budget
+    [limits]     records, datasets, predicates (verifier.core.budget.PSO_LIMITS)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from gmpy2 import mpq
 
-from verifier.core.errors import SpecError, VerifierError
-from verifier.core.numbers import rational
-from verifier.io.files import check_tables, read_toml
-from verifier.model.mechanisms import load_function
+from verifier.core.budget import PSO_LIMITS, Budget, budget_from_limits
+from verifier.core.distribution import BOTTOM, Dist
+from verifier.core.numbers import nonnegative, probability
+from verifier.io.files import check_kind, check_tables, read_toml
+from verifier.io.keys import Table, anything, list_of, record_value, string
+from verifier.model.user_code import UserFunction, as_output_dist, load_function
 from verifier.pso.attacks import (
     ATTACKS,
     MECHANISMS,
@@ -46,7 +49,6 @@ from verifier.pso.attacks import (
 )
 from verifier.pso.predicates import Predicate, Universe, parse_predicate
 from verifier.pso.success import (
-    DEFAULT_BUDGET,
     Admissible,
     PSOMechanism,
     baseline,
@@ -61,7 +63,14 @@ _KEYS = {
                   "symmetric"},
     "adversary": {"kind", "function", "weight_at_most", "weight_at_least"},
     "claim": {"factor", "slack"},
-    "limits": {"datasets"},
+    "limits": set(PSO_LIMITS),
+}
+MAX_BITS = 16
+_MECHANISM_KEYS = {  # kind -> the keys it takes besides kind
+    "count": {"predicate"}, "counts": {"predicates"}, "composition_counts": {"base"},
+    "predicate": {"predicate"}, "bit_predicates": set(), "bit_suppression": {"k"},
+    "interval_buckets": {"k"}, "randomized_response": {"truth"}, "identity": set(),
+    "function": {"function", "symmetric"},
 }
 
 
@@ -75,94 +84,133 @@ class PSOSpec:
     admissible: Admissible
     factor: mpq
     slack: mpq
-    budget: int
+    budget: Budget
 
 
 def load_pso_spec(path: str | Path) -> PSOSpec:
+    """Read a singling-out spec; every problem is a :class:`SpecError` naming file and key."""
     file = str(path)
     raw = read_toml(path)
+    check_kind(raw, "pso", file)
     check_tables(raw, _KEYS, file)
-    key = "universe"
     search_dir = Path(path).resolve().parent
-    try:
-        u = raw.get("universe", {})
-        if ("bits" in u) == ("values" in u):
-            raise SpecError("give exactly one of bits, values", file=file, key="universe")
-        universe = Universe.bit_strings(u["bits"], u.get("weights")) if "bits" in u else \
-            Universe.of_values(u["values"], u.get("weights"))
-        key = "rows.n"
-        n = raw.get("rows", {}).get("n")
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise SpecError(f"n = {n!r} must be a positive integer", file=file, key=key)
-        key = "mechanism"
-        m = raw.get("mechanism", {})
-        kind = m.get("kind")
-        if kind not in MECHANISMS:
-            raise SpecError(f"kind = {kind!r} is not one of {', '.join(MECHANISMS)}",
-                            file=file, key="mechanism.kind")
-        mech = _mechanism(kind, m, universe, search_dir)
-        key = "adversary"
-        a = raw.get("adversary", {})
-        akind = a.get("kind", "optimal")
-        if akind not in ATTACKS:
-            raise SpecError(f"kind = {akind!r} is not one of {', '.join(ATTACKS)}",
-                            file=file, key="adversary.kind")
-        admissible = Admissible(
-            rational(a["weight_at_most"], "weight_at_most") if "weight_at_most" in a else None,
-            rational(a["weight_at_least"], "weight_at_least") if "weight_at_least" in a else None)
-        attack = _attack(akind, a, universe, m, n, admissible, search_dir)
-        key = "claim"
-        c = raw.get("claim", {})
-        factor = rational(c.get("factor", 1), "factor")
-        slack = rational(c.get("slack", 0), "slack")
-        key = "limits.datasets"
-        budget = raw.get("limits", {}).get("datasets", DEFAULT_BUDGET)
-    except SpecError:
-        raise
-    except VerifierError as exc:
-        raise SpecError(str(exc), file=file, key=key) from None
+    u = Table.of(raw, "universe", file, required=True)
+    rows, limits = Table.of(raw, "rows", file, required=True), Table.of(raw, "limits", file)
+    m = Table.of(raw, "mechanism", file, required=True)
+    a, c = Table.of(raw, "adversary", file), Table.of(raw, "claim", file)
+
+    universe = _universe(u)
+    n = rows.integer("n", lo=1, missing="missing: the number of rows n")
+    budget = budget_from_limits(limits.raw, PSO_LIMITS, file)
+    rows.check("n", budget.check_records, n, "rows.n")  # before anything of size n exists
+    kind = m.string("kind", MECHANISMS, missing="missing: name the mechanism kind")
+    m.only({"kind", *_MECHANISM_KEYS[kind]}, f"mechanism kind {kind!r}")
+    mech = _mechanism(kind, m, universe, search_dir)
+    akind = a.string("kind", ATTACKS, "optimal")
+    a.only({"kind", "weight_at_most", "weight_at_least", *(("function",) if akind == "function"
+                                                           else ())}, f"adversary kind {akind!r}")
+    at_most = a.rational("weight_at_most", None, probability)
+    at_least = a.rational("weight_at_least", None, probability)
+    if at_most is not None and at_least is not None and at_least > at_most:
+        raise a.fail("weight_at_least", f"weight_at_least = {at_least} is above weight_at_most "
+                                        f"= {at_most}: no predicate weight is admissible",
+                     a.raw["weight_at_least"])
+    admissible = Admissible(at_most, at_least)
+    attack = _attack(akind, a, universe, m, n, admissible, search_dir, budget)
+    factor = c.rational("factor", mpq(1), nonnegative)
+    slack = c.rational("slack", mpq(0), nonnegative)
     return PSOSpec(universe, n, mech, akind, attack, admissible, factor, slack, budget)
 
 
-def _mechanism(kind: str, m: dict, universe: Universe, search_dir: Path) -> PSOMechanism:
+def _universe(u: Table) -> Universe:
+    given = u.given("bits", "values")
+    if len(given) != 1:
+        raise u.fail("", "give exactly one of bits, values")
+    if "bits" in u:
+        d = u.integer("bits", 1, MAX_BITS)
+        size = 2 ** d
+    else:
+        vals = u.read("values", lambda v, k: list_of(v, k, record_value))
+        if len(set(vals)) != len(vals):
+            raise u.fail("values", f"values = {vals!r:.60} repeats a value", u.raw["values"])
+        size = len(vals)
+    weights = u.list_of("weights", anything, None, length=size) if "weights" in u else None
+    if "bits" in u:
+        return u.check("weights" if weights is not None else "bits",
+                       Universe.bit_strings, d, weights)
+    return u.check("weights" if weights is not None else "values", Universe.of_values, vals,
+                   weights)
+
+
+def _predicate(m: Table, key: str, universe: Universe) -> Predicate:
+    return m.read(key, lambda text, k: parse_predicate(string(text, k), universe))
+
+
+def _mechanism(kind: str, m: Table, universe: Universe, search_dir: Path) -> PSOMechanism:
     if kind == "count":
-        return count_mechanism(parse_predicate(m.get("predicate"), universe))
+        return count_mechanism(_predicate(m, "predicate", universe))
     if kind == "counts":
-        return counts_mechanism([parse_predicate(q, universe) for q in m.get("predicates", [])])
+        qs = m.list_of("predicates", lambda t, k: parse_predicate(string(t, k), universe))
+        return counts_mechanism(qs)
     if kind == "composition_counts":
-        return composition_counts(universe, parse_predicate(m.get("base"), universe))
+        base = _predicate(m, "base", universe)
+        return m.check("base", composition_counts, universe, base)
     if kind == "predicate":
-        return predicate_mechanism(parse_predicate(m.get("predicate"), universe))
+        return predicate_mechanism(_predicate(m, "predicate", universe))
     if kind == "bit_predicates":
-        return bit_predicates(universe)
+        return m.check("kind", bit_predicates, universe)
     if kind == "bit_suppression":
-        return bit_suppression(universe, m.get("k"))
+        return m.check("k", bit_suppression, universe, m.integer("k", lo=1))
     if kind == "interval_buckets":
-        return interval_buckets(m.get("k"))
+        return m.check("k", interval_buckets, m.integer("k", lo=1))
     if kind == "randomized_response":
-        return randomized_response_rows(universe, m.get("truth"))
+        truth = m.rational("truth", check=probability)
+        return m.check("truth", randomized_response_rows, universe, truth)
     if kind == "identity":
         return identity_mechanism()
-    f = load_function(m.get("function"), search_dir=search_dir, name="function")
-    return PSOMechanism(m.get("function"), f, bool(m.get("symmetric", False)))
+    f = m.read("function", lambda ref, k: load_function(ref, search_dir=search_dir, name=k))
+    symmetric = m.boolean("symmetric", False)
+    return PSOMechanism(f.reference, lambda rows: as_output_dist(f(rows), f), symmetric)
 
 
-def _attack(kind: str, a: dict, universe: Universe, m: dict, n: int, admissible: Admissible,
-            search_dir: Path):
+def _checked_attack(f: UserFunction) -> Callable[[object], object]:
+    """A user adversary whose answers are checked: a predicate (a set or list of values, a
+    :class:`Predicate`), a tuple of predicates, ``None``, or a ``Dist`` of these."""
+    def ok(value: object) -> bool:
+        if value is None or value is BOTTOM or isinstance(value, (Predicate, set, frozenset,
+                                                                   list)):
+            return True
+        return isinstance(value, tuple) and bool(value) and \
+            all(isinstance(v, Predicate) for v in value)
+
+    def attack(output: object) -> object:
+        value = f(output)
+        if isinstance(value, Dist):
+            bad = [v for v in value.support if not ok(v)]
+        else:
+            bad = [] if ok(value) else [value]
+        if bad:
+            raise f.fail(f"returned {bad[0]!r:.60}; an adversary returns a predicate (a set "
+                         f"of values), a tuple of predicates, None, or a Dist of these")
+        return value
+    return attack
+
+
+def _attack(kind: str, a: Table, universe: Universe, m: Table, n: int, admissible: Admissible,
+            search_dir: Path, budget: Budget):
     if kind == "optimal":
         return None
     if kind == "trivial":
-        _, _, members = baseline(universe, n, admissible)
+        _, _, members = a.check("kind", baseline, universe, n, admissible, budget)
         pred = Predicate(members, "baseline predicate")
         return lambda out: pred
     if kind == "composition":
-        return composition_attack(universe)
+        return a.check("kind", composition_attack, universe)
     if kind == "full":
-        return full_attack(universe)
+        return a.check("kind", full_attack, universe)
     if kind == "bit_suppression":
-        return bit_suppression_attack(universe, m.get("k"))
+        return a.check("kind", bit_suppression_attack, universe, m.integer("k", lo=1))
     if kind == "interval_buckets":
         return interval_attack
-    return load_function(a.get("function"), search_dir=search_dir, name="function")
-
-
+    f = a.read("function", lambda ref, k: load_function(ref, search_dir=search_dir, name=k))
+    return _checked_attack(f)

@@ -9,40 +9,46 @@ Tables and keys (every key checked by name; an unknown key is an error)::
     [attacker]    target (index, list or "all"), known (indices, or a list of index lists
                   for a family Z) or knowledge ("module:function"), pairs (list of [a, b])
     [query]       epsilon, delta, notions
-    [limits]      databases (the enumeration budget), engine
+    [limits]      the budgets of verifier.core.budget.CHECK_LIMITS, engine
 
-Every problem is reported as a :class:`SpecError` naming the file and the key.
+Every key is read by the typed readers of :mod:`verifier.io.keys`; every problem is a
+:class:`SpecError` naming the file and the key. ``plrv family`` reads the same spec and
+refuses what it does not support (notions other than dp, an attacker, a data model).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifier.core.budget import Budget
+from verifier.core.budget import CHECK_LIMITS, Budget, budget_from_limits
 from verifier.core.distribution import Dist
 from verifier.core.epsilon import Epsilon, parse_epsilon
-from verifier.core.errors import SpecError, VerifierError
+from verifier.core.errors import InvalidArgument, SpecError, VerifierError
 from verifier.core.numbers import probability
 from verifier.engines.choice import ENGINES
 from verifier.engines.joint import check_targets
-from verifier.io.files import check_tables, read_toml
-from verifier.model.data import DataModel, check_domain, check_records, explicit, iid, independent
+from verifier.io.files import check_kind, check_tables, read_toml
+from verifier.io.keys import Table, anything, list_of, record_value, string
+from verifier.model.data import DataModel, check_domain, explicit, iid, independent
 from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
-from verifier.model.mechanisms import Mechanism, build_mechanism, load_function
+from verifier.model.mechanisms import Mechanism, build_mechanism
+from verifier.model.user_code import load_function
 from verifier.notions.check import NOTIONS, Report, check_notions
 from verifier.notions.partial import ordered_pairs
 
-__all__ = ["Spec", "load_spec", "parse_spec", "run_spec"]
+__all__ = ["Spec", "load_spec", "parse_spec", "run_spec", "COMMANDS"]
 
+_MODEL_KEYS = ("prior", "priors", "support", "weights", "models")
 _TABLES = {
-    "data": {"records", "values", "prior", "priors", "support", "weights", "models"},
+    "data": {"records", "values", *_MODEL_KEYS},
     "mechanism": None,  # checked by the mechanism builder
     "attacker": {"target", "known", "knowledge", "pairs"},
     "query": {"epsilon", "delta", "notions"},
-    "limits": {"databases", "combinations", "engine"},
+    "limits": {*CHECK_LIMITS, "engine"},
 }
+COMMANDS = ("check", "sweep", "family")  # the commands that read this kind of spec
 
 
 @dataclass(frozen=True)
@@ -64,167 +70,165 @@ class Spec:
     engine: str
 
 
-class _Reader:
-    """Reads keys of one spec, turning every library error into a SpecError at that key."""
-
-    def __init__(self, raw: Mapping, file: str | None, prefix: str | None = None):
-        self.raw = raw
-        self.file = file
-        self.prefix = prefix  # inside data.models[j], keys "data.x" are named "data.models[j].x"
-
-    def fail(self, key: str, message: str) -> SpecError:
-        if self.prefix and key.startswith("data."):
-            key = f"{self.prefix}.{key[5:]}"
-        return SpecError(message, file=self.file, key=key)
-
-    def table(self, name: str, required: bool = True) -> dict:
-        if name not in self.raw:
-            if required:
-                raise self.fail(f"[{name}]", "this table is missing")
-            return {}
-        return self.raw[name]
-
-    def get(self, key: str, read: Callable, value: object):
-        try:
-            return read(value)
-        except VerifierError as exc:
-            raise self.fail(key, str(exc)) from None
+def load_spec(path: str | Path, command: str = "check", at: Mapping | None = None) -> Spec:
+    """Read and check a spec file for ``command`` (``check``, ``sweep`` or ``family``: a
+    command refuses what it does not support). A spec with ``[parameters]`` is read at the
+    point ``at`` (default: a sample point) by :mod:`verifier.symbolic.instance`."""
+    raw = read_toml(path)
+    if "parameters" in raw and command == "check":
+        from verifier.symbolic.instance import spec_at
+        return spec_at(raw, file=str(path), search_dir=Path(path).resolve().parent, at=at)
+    return parse_spec(raw, file=str(path), search_dir=Path(path).resolve().parent,
+                      command=command)
 
 
-def load_spec(path: str | Path) -> Spec:
-    """Read and check a spec file."""
-    return parse_spec(read_toml(path), file=str(path), search_dir=Path(path).resolve().parent)
-
-
-def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None = None) -> Spec:
+def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None = None,
+               command: str = "check") -> Spec:
     """Check a spec already read into a mapping (as from ``tomllib``)."""
-    r = _Reader(raw, file)
+    if command not in COMMANDS:
+        raise InvalidArgument(f"command = {command!r} is not one of {', '.join(COMMANDS)}",
+                              argument="command", value=command)
+    check_kind(raw, command, file)
     check_tables(raw, _TABLES, file)
-    data, mech_t = r.table("data"), r.table("mechanism")
-    attacker, query, limits = r.table("attacker", False), r.table("query"), r.table("limits", False)
+    data = Table.of(raw, "data", file, required=True)
+    mech_t = Table.of(raw, "mechanism", file, required=True)
+    attacker = Table.of(raw, "attacker", file)
+    query = Table.of(raw, "query", file, required=True)
+    limits = Table.of(raw, "limits", file)
+    if command == "family":
+        _family_only(query, attacker, data)
 
-    if "values" not in data:
-        raise r.fail("data.values", "missing: list the values a record can take")
-    values = r.get("data.values", check_domain, data["values"])
-    if "records" not in data:
-        raise r.fail("data.records", "missing: the number of records n")
-    n = r.get("data.records", check_records, data["records"])
-    model = _read_model(r, data, values, n)
+    budget = budget_from_limits(limits.raw, CHECK_LIMITS, file)
+    values = data.read("values", lambda v, k: check_domain(list_of(v, k, record_value), k),
+                       missing="missing: list the values a record can take")
+    data.check("values", budget.check_values, values)
+    n = data.integer("records", lo=1, missing="missing: the number of records n")
+    data.check("records", budget.check_records, n)  # before anything of size n exists
+    model = _read_model(data, values, n)
 
-    mech_t = dict(mech_t)
     if "kind" not in mech_t:
-        raise r.fail("mechanism.kind", "missing: name the mechanism kind")
-    kind = mech_t.pop("kind")
+        raise mech_t.fail("kind", "missing: name the mechanism kind")
+    params = {k: v for k, v in mech_t.raw.items() if k != "kind"}
     try:
-        mech = build_mechanism(kind, mech_t, values, search_dir)
+        mech = build_mechanism(mech_t.raw["kind"], params, values, search_dir)
     except VerifierError as exc:
-        # name the key the message is about ("truth = 0.75 is a float…" → mechanism.truth)
-        text = str(exc)
-        key = next((f"mechanism.{k}" for k in mech_t if text.startswith(f"{k} = ")),
-                   "mechanism.kind" if text.startswith("kind = ") else "mechanism")
-        raise r.fail(key, text) from None
+        raise mech_t.fail(exc.argument or "", str(exc), exc.value) from None
 
-    know = _read_knowledge(r, attacker, n, search_dir)
-    targets = attacker.get("target", "all")
-    pairs = attacker.get("pairs")
-    if pairs is not None:
-        if not isinstance(pairs, list) or not all(isinstance(x, list) for x in pairs):
-            raise r.fail("attacker.pairs", f"{pairs!r} is not a list of [a, b] pairs")
-        r.get("attacker.pairs", lambda p: ordered_pairs(values, p), pairs)
-        pairs = tuple(tuple(x) for x in pairs)
+    know = _read_knowledge(attacker, search_dir)
+    targets = attacker.raw.get("target", "all")
+    pairs = None
+    if "pairs" in attacker:
+        pair = lambda v, k: tuple(list_of(v, k, record_value, length=2))  # noqa: E731
+        read = attacker.list_of("pairs", pair)
+        attacker.check("pairs", ordered_pairs, values, read)
+        pairs = tuple(read)
 
-    target_idx = r.get("attacker.target", lambda t: check_targets(t, n), targets)
+    target_idx = attacker.check("target", check_targets, targets, n)
     for k in know if isinstance(know, tuple) else (know,):
-        r.get("attacker.known", lambda k: k.check_against(n, ()), k)
-        r.get("attacker.target", lambda k: k.check_against(n, target_idx), k)
+        attacker.check("known", k.check_against, n, ())
+        attacker.check("target", k.check_against, n, target_idx)
 
-    if "epsilon" not in query:
-        raise r.fail("query.epsilon", 'missing: the claimed ε, e.g. "ln(2)"')
-    eps = r.get("query.epsilon", parse_epsilon, query["epsilon"])
-    delta = r.get("query.delta", lambda d: probability(d, "delta"), query.get("delta", "0"))
-    notions = query.get("notions", ["dp"])
-    if not isinstance(notions, list) or not notions:
-        raise r.fail("query.notions", f"{notions!r} is not a non-empty list of notions")
+    eps = query.read("epsilon", parse_epsilon, missing='missing: the claimed ε, e.g. "ln(2)"')
+    delta = query.rational("delta", "0", probability)
+    notions = tuple(query.list_of("notions", _notion, ["dp"]))
     for notion in notions:
-        if notion not in NOTIONS:
-            raise r.fail("query.notions",
-                         f"unknown notion {notion!r}; known notions: {', '.join(NOTIONS)}")
         if notion != "dp" and model is None:
-            raise r.fail("data.prior", f"notion {notion!r} needs a data model: give prior, "
-                                       f"priors, or support and weights")
-
-    budget = r.get("limits", lambda lim: Budget(**{f"max_{k}": v for k, v in lim.items()
-                                                    if k in ("databases", "combinations")}),
-                   limits)
-    engine = limits.get("engine", "auto")
-    if engine not in ENGINES:
-        raise r.fail("limits.engine", f"{engine!r} is not one of {', '.join(ENGINES)}")
-    return Spec(file, values, n, model, mech, know, targets, pairs, eps, delta,
-                tuple(notions), budget, engine)
+            raise data.fail("prior", f"notion {notion!r} needs a data model: give prior, "
+                                     f"priors, or support and weights")
+    engine = limits.string("engine", ENGINES, "auto")
+    return Spec(file, values, n, model, mech, know, targets, pairs, eps, delta, notions, budget,
+                engine)
 
 
-def _read_model(r: _Reader, data: dict, values: tuple, n: int
-                ) -> DataModel | tuple[DataModel, ...] | None:
+def _notion(value: object, name: str) -> str:
+    string(value, name)
+    if value not in NOTIONS:
+        raise InvalidArgument(f"unknown notion {value!r}; known notions: {', '.join(NOTIONS)}",
+                              argument=name, value=value)
+    return str(value)
+
+
+def _family_only(query: Table, attacker: Table, data: Table) -> None:
+    """``plrv family`` decides (ε, δ)-DP over every database: it refuses what it would
+    otherwise ignore (other notions, an attacker, a data model)."""
+    notions = query.raw.get("notions", ["dp"])
+    if notions != ["dp"]:
+        raise query.fail("notions", f"notions = {notions!r:.60}: plrv family checks dp only; "
+                                    f'write notions = ["dp"] or leave the key out', notions)
+    if attacker.raw:
+        raise SpecError("plrv family checks dp, which has no attacker; remove the [attacker] "
+                        "table (use plrv check for the partial-knowledge notions)",
+                        file=attacker.file, key="attacker", value=attacker.raw)
+    for key in _MODEL_KEYS:
+        if key in data:
+            raise data.fail(key, "plrv family checks dp over every database and uses no data "
+                                 "model; remove the key (use plrv check for the notions that "
+                                 "need one)", data.raw[key])
+
+
+def _weights(value: object, name: str) -> list:
+    return list_of(value, name, anything)
+
+
+def _read_model(data: Table, values: tuple, n: int) -> DataModel | tuple[DataModel, ...] | None:
     if "models" in data:
-        models = data["models"]
-        if any(k in data for k in ("prior", "priors", "support", "weights")):
-            raise r.fail("data.models", "give either models or one model, not both")
-        if not isinstance(models, list) or not models or \
-                not all(isinstance(m, dict) for m in models):
-            raise r.fail("data.models", "must be a non-empty list of tables such as "
-                                        '{prior = ["1/2", "1/2"]}')
+        others = data.given("prior", "priors", "support", "weights")
+        if others:
+            raise data.fail("models", f"give either models or one model ({others[0]}), not both")
+        models = data.list_of("models", anything)
         out = []
         for j, m in enumerate(models):
-            unknown = sorted(set(m) - {"prior", "priors", "support", "weights"})
-            if unknown:
-                raise r.fail(f"data.models[{j}].{unknown[0]}",
-                             "unknown key; a model takes prior, priors, support, weights")
-            model = _read_model(_Reader(r.raw, r.file, f"data.models[{j}]"), m, values, n)
-            if model is None:
-                raise r.fail(f"data.models[{j}]", "give prior, priors, or support and weights")
+            if not isinstance(m, dict):
+                raise data.fail(f"models[{j}]", 'must be a table such as {prior = ["1/2", '
+                                                '"1/2"]}', m)
+            t = Table(m, f"{data.name}.models[{j}]", data.file)
+            t.only(("prior", "priors", "support", "weights"), "a model")
+            model = _read_model(t, values, n)
+            if model is None or isinstance(model, tuple):  # (a model has no models key)
+                raise data.fail(f"models[{j}]", "give prior, priors, or support and weights", m)
             out.append(model)
         return tuple(out)
-    given = [k for k in ("prior", "priors", "support") if k in data]
+    given = data.given("prior", "priors", "support")
     if len(given) > 1:
-        raise r.fail(f"data.{given[1]}", f"give only one of prior, priors, support (got "
-                                         f"{', '.join(given)})")
+        raise data.fail(given[1], f"give only one of prior, priors, support (got "
+                                  f"{', '.join(given)})")
     if "weights" in data and "support" not in data:
-        raise r.fail("data.weights", "weights go with support (an explicit distribution)")
+        raise data.fail("weights", "weights go with support (an explicit distribution)")
     if "prior" in data:
-        return r.get("data.prior", lambda w: iid(w, values, n), data["prior"])
+        return data.read("prior", lambda w, k: iid(_weights(w, k), values, n))
     if "priors" in data:
-        priors = data["priors"]
-        model = r.get("data.priors", lambda p: independent(p, values), priors)
+        model = data.read("priors", lambda p, k: independent(list_of(p, k, _weights), values))
         if model.n != n:
-            raise r.fail("data.priors", f"has {model.n} priors for records = {n}")
+            raise data.fail("priors", f"has {model.n} priors for records = {n}")
         return model
     if "support" in data:
-        support, weights = data["support"], data.get("weights")
-        if not isinstance(support, list) or not isinstance(weights, list) or \
-                len(support) != len(weights):
-            raise r.fail("data.weights", "support and weights must be lists of equal length")
-        dbs = [tuple(db) if isinstance(db, list) else db for db in support]
-        dist = r.get("data.weights", lambda w: Dist(zip(dbs, w), name="weights"), weights)
-        model = r.get("data.support", lambda d: explicit(d, values), dist)
+        database = lambda v, k: tuple(list_of(v, k, record_value))  # noqa: E731
+        dbs = data.list_of("support", database)
+        weights = data.read("weights", _weights,
+                            missing="missing: give one weight per database of support")
+        if len(dbs) != len(weights):
+            raise data.fail("support", f"has {len(dbs)} databases for {len(weights)} weights")
+        dist = data.check("weights", lambda: Dist(zip(dbs, weights, strict=True),
+                                                  name="weights"))
+        model = data.check("support", explicit, dist, values)
         if model.n != n:
-            raise r.fail("data.support", f"databases have {model.n} records, not records = {n}")
+            raise data.fail("support", f"databases have {model.n} records, not records = {n}")
         return model
     return None
 
 
-def _read_knowledge(r: _Reader, attacker: dict, n: int, search_dir: Path | None
+def _read_knowledge(attacker: Table, search_dir: Path | None
                     ) -> Knowledge | tuple[Knowledge, ...]:
     if "known" in attacker and "knowledge" in attacker:
-        raise r.fail("attacker.knowledge", "give either known or knowledge, not both")
+        raise attacker.fail("knowledge", "give either known or knowledge, not both")
     if "known" in attacker:
-        known = attacker["known"]
+        known = attacker.raw["known"]
         if isinstance(known, list) and known and all(isinstance(k, list) for k in known):
-            return tuple(r.get("attacker.known", known_indices, k) for k in known)
-        return r.get("attacker.known", known_indices, known)
+            return tuple(attacker.check("known", known_indices, k) for k in known)
+        return attacker.check("known", known_indices, known)
     if "knowledge" in attacker:
-        f = r.get("attacker.knowledge",
-                  lambda ref: load_function(ref, search_dir=search_dir, name="knowledge"),
-                  attacker["knowledge"])
+        f = attacker.read("knowledge", lambda ref, k: load_function(
+            ref, search_dir=search_dir, name=k))
         return knowledge(f)
     return no_knowledge()
 

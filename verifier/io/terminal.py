@@ -103,7 +103,9 @@ def print_check(spec, report, c: Console | None = None) -> None:
 
     for notion, r in report.results.items():
         where = witness_sentence(r.witness)
-        if r.holds:
+        if r.cases == 0 and "note" in r.witness:
+            _line(c, "note", f"{NAMES[notion]} holds {r.witness['note']}")
+        elif r.holds:
             _line(c, "worst case", f"{NAMES[notion]} holds; its largest δ is at {where}")
         else:
             _line(c, "witness", Text(f"{NAMES[notion]} does not hold", style="red"),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from verifier.core.budget import Budget, check_database_count
 from verifier.core.distribution import Dist, sort_key
 from verifier.core.errors import InvalidArgument, InvalidDistribution, InvalidNumber
+from verifier.core.numbers import positive_int
 
 __all__ = ["check_domain", "check_records", "DataModel", "ExplicitData", "IndependentData",
            "iid", "independent", "explicit", "prior"]
@@ -21,27 +22,30 @@ __all__ = ["check_domain", "check_records", "DataModel", "ExplicitData", "Indepe
 
 def check_domain(values: object, name: str = "values") -> tuple:
     """A record domain: a non-empty list of distinct, hashable, non-float values."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise InvalidArgument(f"{name} = {values!r} is not a list of record values")
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise InvalidArgument(f"{name} = {values!r:.60} is not a list of record values",
+                              argument=name, value=values)
     domain = tuple(values)
     if not domain:
         raise InvalidArgument(f"{name} = [] is empty; a record needs at least one value")
     for v in domain:
         if isinstance(v, float):
-            raise InvalidNumber(f"{name} contains the float {v!r}; use integers or strings")
+            raise InvalidNumber(f"{name} contains the float {v!r}; use integers or strings",
+                                argument=name, value=values)
         try:
             hash(v)
         except TypeError:
-            raise InvalidArgument(f"{name} contains {v!r}, which is not hashable") from None
+            raise InvalidArgument(f"{name} contains {v!r:.60}, which is not hashable",
+                                  argument=name, value=values) from None
     if len(set(domain)) != len(domain):
-        raise InvalidArgument(f"{name} = {list(domain)!r} has repeated values")
+        raise InvalidArgument(f"{name} = {list(domain)!r:.80} has repeated values",
+                              argument=name, value=values)
     return domain
 
 
 def check_records(n: object, name: str = "records") -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InvalidArgument(f"{name} = {n!r} is not a positive integer")
-    return n
+    """The number of records: a positive ``int``."""
+    return positive_int(n, name)
 
 
 def prior(weights: Sequence[object] | Mapping[Hashable, object] | Dist, values: Sequence[Hashable],
@@ -60,7 +64,7 @@ def prior(weights: Sequence[object] | Mapping[Hashable, object] | Dist, values: 
             raise InvalidDistribution(
                 f"{name} has {len(weights)} weights for {len(domain)} values {list(domain)!r}"
             )
-        d = Dist(zip(domain, weights), name=name)
+        d = Dist(zip(domain, weights, strict=True), name=name)
     outside = [v for v in d.support if v not in domain]
     if outside:
         raise InvalidDistribution(f"{name} gives weight to {outside[0]!r}, not in values")
@@ -143,13 +147,14 @@ def independent(priors: Sequence, values: Sequence[Hashable]) -> IndependentData
 def explicit(dist: Dist | Mapping, values: Sequence[Hashable] | None = None) -> ExplicitData:
     """θ as an explicit distribution over database tuples of one length."""
     d = dist if isinstance(dist, Dist) else Dist(dist, name="databases")
-    lengths = {len(db) if isinstance(db, tuple) else -1 for db in d.support}
-    if len(lengths) != 1 or -1 in lengths:
+    databases = [db for db in d.support if isinstance(db, tuple)]
+    lengths = {len(db) for db in databases}
+    if len(lengths) != 1 or len(databases) != len(d.support):
         raise InvalidArgument("databases must all be tuples of the same length")
     if values is None:
-        values = sorted({x for db in d.support for x in db}, key=sort_key)
+        values = sorted({x for db in databases for x in db}, key=sort_key)
     domain = check_domain(values)
-    for db in d.support:
+    for db in databases:
         for x in db:
             if x not in domain:
                 raise InvalidArgument(f"database {list(db)!r} has a record {x!r} not in values")

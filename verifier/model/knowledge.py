@@ -8,11 +8,12 @@ Z is a finite list of these.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument
+from verifier.model.user_code import UserFunction, as_output_dist
 
 __all__ = ["Knowledge", "no_knowledge", "known_indices", "knowledge", "NOTHING",
            "describe_indices"]
@@ -60,14 +61,17 @@ def no_knowledge() -> Knowledge:
 
 def known_indices(indices: Sequence[int]) -> Knowledge:
     """ζ(D) = (D_j for j in indices): the attacker knows those records' values."""
-    if isinstance(indices, (str, bytes)):
-        raise InvalidArgument(f"known = {indices!r} is not a list of indices")
+    if isinstance(indices, (str, bytes, Mapping)) or not isinstance(indices, Iterable):
+        raise InvalidArgument(f"known = {indices!r:.60} is not a list of indices",
+                              argument="known", value=indices)
     idx = tuple(indices)
     for j in idx:
         if isinstance(j, bool) or not isinstance(j, int):
-            raise InvalidArgument(f"known index {j!r} is not an integer")
+            raise InvalidArgument(f"known index {j!r:.60} is not an integer", argument="known",
+                                  value=indices)
     if len(set(idx)) != len(idx):
-        raise InvalidArgument(f"known = {list(idx)!r} repeats an index")
+        raise InvalidArgument(f"known = {list(idx)!r} repeats an index", argument="known",
+                              value=indices)
     idx = tuple(sorted(idx))
     if not idx:
         return no_knowledge()
@@ -86,11 +90,20 @@ def describe_indices(idx: Sequence[int]) -> str:
 
 
 def knowledge(f: Callable[[tuple], object], name: str | None = None) -> Knowledge:
-    """A user ζ: a returned :class:`Dist` is randomized knowledge, any other value a fact."""
-    def function(db: tuple) -> Dist:
-        value = f(db)
-        return value if isinstance(value, Dist) else Dist.point(_hashable(value))
-    return Knowledge(name or getattr(f, "__name__", "knowledge"), function, None)
+    """A user ζ: a returned :class:`Dist` is randomized knowledge, any other value a fact
+    (a list is the tuple of its elements). A function loaded from a spec
+    (:class:`~verifier.model.user_code.UserFunction`) has its answers checked and its errors
+    named after it."""
+    if isinstance(f, UserFunction):
+        user = f
+
+        def function(db: tuple) -> Dist:
+            return as_output_dist(user(db), user)
+    else:
+        def function(db: tuple) -> Dist:
+            value = f(db)
+            return value if isinstance(value, Dist) else Dist.point(_hashable(value))
+    return Knowledge(name or str(getattr(f, "__name__", "knowledge")), function, None)
 
 
 def _hashable(value: object) -> Hashable:

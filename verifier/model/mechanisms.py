@@ -19,9 +19,7 @@ Built-ins (thresholding from thesis §3.2.2, Definition 60):
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 from pathlib import Path
@@ -29,9 +27,17 @@ from pathlib import Path
 from gmpy2 import mpq
 
 from verifier.core.distribution import BOTTOM, Dist
-from verifier.core.errors import InvalidArgument, UnknownName
-from verifier.core.numbers import format_rational, probability, rational
+from verifier.core.errors import InvalidArgument, UnknownName, VerifierError
+from verifier.core.numbers import (
+    boolean,
+    format_rational,
+    integer,
+    open_unit,
+    probability,
+    rational,
+)
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
+from verifier.model.user_code import UserFunction, as_output_dist
 
 __all__ = [
     "Mechanism",
@@ -98,8 +104,22 @@ def _show(v: object) -> str:
 
 
 def as_dist(value: object) -> Dist:
-    """A kernel's answer as a Dist: a Dist as is, any other value as its point mass."""
-    return value if isinstance(value, Dist) else Dist.point(value)
+    """A kernel's answer as a Dist: a Dist as is, any other value as its point mass (a list
+    is the tuple of its elements, so that ``[a, b]`` and ``(a, b)`` are the same output)."""
+    if isinstance(value, Dist):
+        return value
+    return Dist.point(_hashable(value))
+
+
+def _hashable(value: object) -> Hashable:
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    try:
+        hash(value)
+    except TypeError:
+        raise InvalidArgument(f"a mechanism returned {type(value).__name__} {value!r:.60}, "
+                              f"which is not a value (a randomized answer is a Dist)") from None
+    return value
 
 
 def mechanism(f: Callable[[Database], object], name: str | None = None,
@@ -109,17 +129,26 @@ def mechanism(f: Callable[[Database], object], name: str | None = None,
     With ``symmetric=True`` the caller declares that ``f`` depends only on the multiset of
     records; the count engine then calls ``f`` on one representative database per count vector.
     """
-    kernel = lambda db: as_dist(f(db))  # noqa: E731
+    if isinstance(f, UserFunction):
+        user = f
+        kernel = lambda db: as_output_dist(user(db), user)  # noqa: E731
+    else:
+        kernel = lambda db: as_dist(f(db))  # noqa: E731
     on_counts = None
     if symmetric:
         def on_counts(counts: Counts, n: int) -> Dist:
             return kernel(tuple(v for v, c in counts.items() for _ in range(c)))
-    return Mechanism(name or getattr(f, "__name__", "function"), kernel, {}, on_counts)
+    return Mechanism(name or str(getattr(f, "__name__", "function")), kernel, {}, on_counts)
 
 
-def _counted(values: Sequence[Hashable]) -> frozenset:
+def _counted(values: Collection[Hashable]) -> frozenset:
     if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple, set, frozenset)):
-        raise InvalidArgument(f"counts = {values!r} is not a list of record values")
+        raise InvalidArgument(f"counts = {values!r} is not a list of record values",
+                              argument="counts", value=values)
+    for v in values:
+        if isinstance(v, (float, list, dict, set)):
+            raise InvalidArgument(f"counts contains {v!r}, which is not a record value (an "
+                                  f"integer or a string)", argument="counts", value=values)
     return frozenset(values)
 
 
@@ -134,18 +163,17 @@ def _symmetric(name: str, params: dict, from_count: Callable[[int, int], Dist],
     return Mechanism(name, kernel, params, on_counts)
 
 
-def count(values: Sequence[Hashable] = (1,)) -> Mechanism:
+def count(values: Collection[Hashable] = (1,)) -> Mechanism:
     """``M(D) = #{j : D_j ∈ values}``."""
     counted = _counted(values)
     return _symmetric("count", {"counts": sorted(counted, key=repr)},
                       lambda c, n: Dist.point(c), counted)
 
 
-def threshold_count(values: Sequence[Hashable] = (1,), threshold: int = 1) -> Mechanism:
+def threshold_count(values: Collection[Hashable] = (1,), threshold: int = 1) -> Mechanism:
     """``M_T(D) = c`` if ``c = #{j : D_j ∈ values} ≥ T``, else ``⊥`` (thesis Definition 60)."""
     counted = _counted(values)
-    if isinstance(threshold, bool) or not isinstance(threshold, int):
-        raise InvalidArgument(f"threshold = {threshold!r} is not an integer")
+    threshold = integer(threshold, "threshold")
     return _symmetric("threshold_count",
                       {"counts": sorted(counted, key=repr), "threshold": threshold},
                       lambda c, n: Dist.point(c if c >= threshold else BOTTOM), counted)
@@ -203,14 +231,12 @@ def _geometric_clamped(c: int, n: int, alpha: mpq) -> Dist:
     return Dist._trusted({k: mpq(w) for k, w in weights.items() if w != 0})
 
 
-def geometric_count(values: Sequence[Hashable] = (1,), alpha: object = "1/2") -> Mechanism:
+def geometric_count(values: Collection[Hashable] = (1,), alpha: object = "1/2") -> Mechanism:
     """The count plus two-sided geometric noise ``P[k] ∝ α^|k|``, clamped to ``{0..n}``.
 
     With ``α = e^{−ε}`` this is ε-DP for the count (sensitivity 1).
     """
-    a = probability(alpha, "alpha")
-    if a == 0 or a == 1:
-        raise InvalidArgument(f"alpha = {format_rational(a)} must lie strictly between 0 and 1")
+    a = open_unit(alpha, "alpha")
     counted = _counted(values)
     return _symmetric("geometric_count", {"counts": sorted(counted, key=repr), "alpha": a},
                       lambda c, n: _geometric_clamped(c, n, a), counted)
@@ -218,66 +244,74 @@ def geometric_count(values: Sequence[Hashable] = (1,), alpha: object = "1/2") ->
 
 def load_function(reference: str, *, search_dir: Path | None = None,
                   name: str = "function") -> Callable:
-    """Import ``"module:function"``; ``search_dir`` (a spec's folder) is searched first."""
-    if not isinstance(reference, str) or reference.count(":") != 1:
-        raise UnknownName(f'{name} = {reference!r} is not of the form "module:function"')
-    module_name, attr = reference.split(":")
-    added = search_dir is not None and str(search_dir) not in sys.path
-    if added:
-        sys.path.insert(0, str(search_dir))
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UnknownName(f"{name} = {reference!r}: cannot import module {module_name!r} "
-                          f"({exc})") from None
-    finally:
-        if added:
-            sys.path.remove(str(search_dir))
-    f = getattr(module, attr, None)
-    if not callable(f):
-        raise UnknownName(f"{name} = {reference!r}: module {module_name!r} has no function "
-                          f"{attr!r}")
-    return f
+    """The function named ``"module:function"`` (see :func:`verifier.model.user_code.
+    load_function`, which also wraps its calls; this returns the function itself)."""
+    from verifier.model.user_code import load_function as load
+
+    return load(reference, search_dir=search_dir, name=name).function
 
 
 # --------------------------------------------------------------- spec-level builder
 
 def _build_user(p: dict, values, search_dir):
-    f = load_function(p.pop("function"), search_dir=search_dir, name="function")
-    return mechanism(f, name=str(getattr(f, "__name__", "function")),
-                     symmetric=bool(p.pop("symmetric", False)))
+    from verifier.model.user_code import load_function as load
+
+    f = load(p["function"], search_dir=search_dir, name="function")
+    symmetric = _arg("symmetric", boolean, p.get("symmetric", False))
+    return mechanism(f, name=f.__name__, symmetric=symmetric)
+
+
+def _arg(key: str, read: Callable, value: object):
+    """``read(value, key)``; an error names ``key`` (its ``argument``) for the spec reader."""
+    try:
+        return read(value, key)
+    except VerifierError as exc:
+        exc.argument = key
+        raise
+
+
+def _counts_arg(p: Mapping) -> frozenset:
+    return _arg("counts", lambda v, k: _counted(v), p.get("counts", [1]))
 
 
 MECHANISM_KINDS: dict[str, tuple[frozenset, frozenset, Callable]] = {
     # kind: (required keys, optional keys, builder(params, values, search_dir))
     "count": (frozenset(), frozenset({"counts"}),
-              lambda p, v, d: count(p.get("counts", [1]))),
+              lambda p, v, d: count(_counts_arg(p))),
     "threshold_count": (frozenset({"threshold"}), frozenset({"counts"}),
-                        lambda p, v, d: threshold_count(p.get("counts", [1]), p["threshold"])),
+                        lambda p, v, d: threshold_count(
+                            _counts_arg(p), _arg("threshold", integer, p["threshold"]))),
     "sum": (frozenset(), frozenset(), lambda p, v, d: sum_query()),
     "mean": (frozenset(), frozenset(), lambda p, v, d: mean_query()),
     "identity": (frozenset(), frozenset(), lambda p, v, d: identity()),
     "randomized_response": (frozenset({"truth"}), frozenset(),
-                            lambda p, v, d: randomized_response(p["truth"], v)),
+                            lambda p, v, d: randomized_response(
+                                _arg("truth", probability, p["truth"]), v)),
     "geometric_count": (frozenset({"alpha"}), frozenset({"counts"}),
-                        lambda p, v, d: geometric_count(p.get("counts", [1]), p["alpha"])),
+                        lambda p, v, d: geometric_count(
+                            _counts_arg(p), _arg("alpha", open_unit, p["alpha"]))),
     "function": (frozenset({"function"}), frozenset({"symmetric"}), _build_user),
 }
 
 
 def build_mechanism(kind: str, params: Mapping[str, object], values: Sequence[Hashable],
                     search_dir: Path | None = None) -> Mechanism:
-    """Build a mechanism from a spec table: ``kind`` and its parameters, checked by name."""
-    if kind not in MECHANISM_KINDS:
+    """Build a mechanism from a spec table: ``kind`` and its parameters, checked by name.
+
+    Every error carries the key it is about as its ``argument`` (``"truth"``, ``"kind"``;
+    ``None`` when it is about the mechanism as a whole)."""
+    if not isinstance(kind, str) or kind not in MECHANISM_KINDS:
         raise UnknownName(f"kind = {kind!r} is not a mechanism kind; known kinds: "
-                          f"{', '.join(sorted(MECHANISM_KINDS))}")
+                          f"{', '.join(sorted(MECHANISM_KINDS))}", argument="kind", value=kind)
     required, optional, build = MECHANISM_KINDS[kind]
     missing = sorted(required - params.keys())
     if missing:
-        raise InvalidArgument(f"mechanism kind {kind!r} needs {', '.join(missing)}")
+        raise InvalidArgument(f"mechanism kind {kind!r} needs {', '.join(missing)}",
+                              argument=missing[0])
     unknown = sorted(params.keys() - required - optional)
     if unknown:
-        raise InvalidArgument(f"mechanism kind {kind!r} takes no key {', '.join(unknown)}")
+        raise InvalidArgument(f"mechanism kind {kind!r} takes no key {', '.join(unknown)}",
+                              argument=unknown[0], value=params[unknown[0]])
     return build(dict(params), values, search_dir)
 
 

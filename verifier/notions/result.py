@@ -15,12 +15,13 @@ from gmpy2 import mpq
 
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
-from verifier.core.errors import InvalidArgument
 from verifier.notions.loss import Loss, LossLaw
 
-__all__ = ["Case", "NotionResult", "summarize", "MAX_WITNESS_OUTPUTS"]
+__all__ = ["Case", "NotionResult", "summarize", "MAX_WITNESS_OUTPUTS", "VACUOUS_NOTE"]
 
 MAX_WITNESS_OUTPUTS = 1000  # a witness lists at most this many outputs (and says how many)
+VACUOUS_NOTE = ("vacuously: the compared values have probability 0 for every target, so no "
+                "pair of them can occur and δ = 0")
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,10 @@ def summarize(notion: str, cases: Iterable[Case], eps: Epsilon, delta: mpq,
         if best_eps is None or e.compare(best_eps) > 0:
             best_eps = e
     if best_case is None or best_delta is None or best_eps is None:
-        raise InvalidArgument(f"{notion}: there is no case to check (empty family)")
+        # nothing to compare (e.g. pairs naming only values the target never takes): the
+        # claim holds vacuously, δ = 0 at every ε
+        return NotionResult(notion, eps, delta, Delta.make(mpq(0), mpq(0), eps), Epsilon.ZERO,
+                            True, {"note": VACUOUS_NOTE}, 0, details)
     contributing = islice(((o, loss) for o, loss in best_case.outputs() if loss.exceeds(eps)),
                           MAX_WITNESS_OUTPUTS + 1)
     listed = [(o, str(loss)) for o, loss in contributing]

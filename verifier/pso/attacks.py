@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument
-from verifier.core.numbers import probability
+from verifier.core.numbers import positive_int, probability
 from verifier.pso.predicates import EMPTY, Predicate, Universe
 from verifier.pso.success import PSOMechanism
 
@@ -98,8 +98,7 @@ def bit_suppression(universe: Universe, k: int) -> PSOMechanism:
     its rows disagree (a k-anonymizer, §6.2). The last group takes the remainder."""
     if not universe.bits:
         raise InvalidArgument("bit_suppression needs a universe of bit strings (bits = d)")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidArgument(f"k = {k!r} must be a positive integer")
+    k = positive_int(k, "k")
     d = universe.bits
 
     def kernel(rows: tuple) -> tuple:
@@ -118,8 +117,7 @@ def bit_suppression(universe: Universe, k: int) -> PSOMechanism:
 
 def interval_buckets(k: int) -> PSOMechanism:
     """Rows sorted; each group of ``k`` consecutive rows released as ``(min, max, size)``."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidArgument(f"k = {k!r} must be a positive integer")
+    k = positive_int(k, "k")
 
     def kernel(rows: tuple) -> tuple:
         s = sorted(rows)

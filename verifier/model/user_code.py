@@ -1,0 +1,198 @@
+"""User functions named in a spec as ``"module:function"``: loaded in one place, called safely.
+
+A spec reaches the user's own Python code (a mechanism, a background-knowledge function, a
+singling-out adversary) by a reference ``"module:function"``. The rules:
+
+* the reference is ``name(.name)*:name`` of Python identifiers — no relative dots, paths,
+  spaces or attribute chains;
+* with a spec (``search_dir`` given) only the spec's own folder is searched: the module must be
+  a ``.py`` file or a package there, and a standard-library or already-imported module of the
+  same name (``os:system``, ``builtins:exec``, ``subprocess:call``) is refused;
+* importing writes no ``__pycache__`` into the user's folder;
+* every failure — a syntax or import error, an exception (even ``SystemExit``) raised while
+  importing or by a call, an answer that is not a valid output — is a
+  :class:`~verifier.core.errors.UserCodeError` naming the reference, on one line; a reference
+  to nothing (malformed, no such module or function, a refused module) is an
+  :class:`~verifier.core.errors.UnknownName`.
+
+User code runs in the verifier's own process, unsandboxed and without a time limit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from pathlib import Path
+
+from verifier.core.distribution import Dist
+from verifier.core.errors import UnknownName, UserCodeError
+
+__all__ = ["UserFunction", "load_function", "output_value", "as_output_dist"]
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_REFERENCE = re.compile(rf"^({_IDENT}(?:\.{_IDENT})*):({_IDENT})$")
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}) (sys.exit was called)"
+    if isinstance(exc, RecursionError):
+        return "RecursionError (infinite recursion?)"
+    if len(text) > 200:
+        text = text[:120] + " … " + text[-60:]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@dataclass(frozen=True, eq=False)
+class UserFunction:
+    """A loaded user function: calling it calls the user's function and turns any exception
+    it raises (an exception of plrv's own raised inside it, too) into a
+    :class:`UserCodeError` naming ``reference``."""
+
+    reference: str
+    function: Callable
+    key: str = "function"  # the spec key that named it, for messages
+
+    @property
+    def __name__(self) -> str:  # mechanisms and knowledge are named after the function
+        return str(getattr(self.function, "__name__", self.reference))
+
+    def __call__(self, *args: object) -> object:
+        try:
+            return self.function(*args)
+        except (Exception, SystemExit) as exc:  # user code may raise anything
+            raise UserCodeError(f"{self.key} = {self.reference!r}: the function raised "
+                                f"{_describe(exc)}", function=self.reference,
+                                argument=self.key) from exc
+
+    def fail(self, message: str) -> UserCodeError:
+        return UserCodeError(f"{self.key} = {self.reference!r}: {message}",
+                             function=self.reference, argument=self.key)
+
+
+def output_value(value: object, f: UserFunction) -> Hashable:
+    """A user function's answer as an output label: lists become tuples (recursively); a
+    dict, a set or anything unhashable is refused (a randomized answer is a ``Dist``)."""
+    if isinstance(value, (list, tuple)):
+        return tuple(output_value(v, f) for v in value)
+    if isinstance(value, (dict, set)):
+        raise f.fail(f"returned a {type(value).__name__} ({_cut(value)}); return a value, a "
+                     f"tuple, or a verifier.Dist for a randomized answer")
+    try:
+        hash(value)
+    except TypeError:
+        raise f.fail(f"returned {type(value).__name__} {_cut(value)}, which is not "
+                     f"hashable") from None
+    return value
+
+
+def as_output_dist(value: object, f: UserFunction) -> Dist:
+    """A user function's answer as a distribution: a ``Dist`` as is, a value as its point
+    mass."""
+    if isinstance(value, Dist):
+        return value
+    return Dist.point(output_value(value, f))
+
+
+def _cut(value: object) -> str:
+    r = repr(value)
+    return r if len(r) <= 60 else r[:40] + "…"
+
+
+def _check_reference(reference: object, key: str) -> tuple[str, str]:
+    if not isinstance(reference, str):
+        raise UnknownName(f'{key} = {_cut(reference)} is not a string "module:function"',
+                          argument=key, value=reference)
+    m = _REFERENCE.match(reference)
+    if not m:
+        raise UnknownName(f'{key} = {_cut(reference)} is not of the form "module:function"',
+                          argument=key, value=reference)
+    return m.group(1), m.group(2)
+
+
+def _module_file(top: str, folder: Path) -> Path | None:
+    for candidate in (folder / f"{top}.py", folder / top / "__init__.py"):
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def _inside(path: str | None, folder: Path) -> bool:
+    if not path:
+        return False
+    try:
+        Path(path).resolve().relative_to(folder)
+    except ValueError:
+        return False
+    return True
+
+
+def _import(module_name: str, folder: Path | None, reference: str, key: str):
+    """Import ``module_name`` from ``folder`` only (or from ``sys.path`` when ``folder`` is
+    None), writing no bytecode; a module of that name loaded from elsewhere is forgotten
+    first so that two spec folders with modules of the same name do not mix."""
+    if folder is not None:
+        top = module_name.split(".")[0]
+        if top in sys.stdlib_module_names or top in sys.builtin_module_names or \
+                top in ("verifier", "plrv"):
+            raise UnknownName(f"{key} = {reference!r}: {top!r} is a standard-library or plrv "
+                              f"module; a spec may only name functions of modules in its own "
+                              f"folder", argument=key, value=reference)
+        if _module_file(top, folder) is None:
+            raise UnknownName(f"{key} = {reference!r}: no module {top!r} in the spec's folder "
+                              f"{folder} (only that folder is searched)", argument=key,
+                              value=reference)
+        for name in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+            if not _inside(getattr(sys.modules[name], "__file__", None), folder):
+                del sys.modules[name]
+    added = folder is not None and str(folder) not in sys.path
+    if added:
+        sys.path.insert(0, str(folder))
+    writes = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    try:
+        module = importlib.import_module(module_name)
+    except (Exception, SystemExit) as exc:  # importing runs user code
+        for name in [m for m in sys.modules if m == module_name]:
+            del sys.modules[name]
+        if isinstance(exc, ModuleNotFoundError) and exc.name is not None and \
+                module_name.startswith(exc.name):
+            raise UnknownName(f"{key} = {reference!r}: cannot import module {module_name!r} "
+                              f"({exc})", argument=key, value=reference) from None
+        raise UserCodeError(f"{key} = {reference!r}: cannot import module {module_name!r} "
+                            f"({_describe(exc)})", function=reference, argument=key) from None
+    finally:
+        sys.dont_write_bytecode = writes
+        if added:
+            sys.path.remove(str(folder))
+    if folder is not None and not _inside(getattr(module, "__file__", None), folder):
+        raise UnknownName(f"{key} = {reference!r}: module {module_name!r} is not in the spec's "
+                          f"folder {folder}", argument=key, value=reference)
+    return module
+
+
+def load_function(reference: object, *, search_dir: Path | None = None,
+                  name: str = "function") -> UserFunction:
+    """The user function ``"module:function"``, wrapped as a :class:`UserFunction`.
+
+    With ``search_dir`` (a spec's folder) the module is looked up there and only there;
+    without it (a call from Python) it is imported from ``sys.path``. ``name`` is the spec
+    key that named it, used in messages.
+    """
+    module_name, attr = _check_reference(reference, name)
+    assert isinstance(reference, str)
+    folder = None if search_dir is None else Path(search_dir).resolve()
+    module = _import(module_name, folder, reference, name)
+    f = module.__dict__.get(attr) if hasattr(module, "__dict__") else None
+    if f is None:
+        raise UnknownName(f"{name} = {reference!r}: module {module_name!r} has no function "
+                          f"{attr!r}", argument=name, value=reference)
+    if not callable(f):
+        raise UnknownName(f"{name} = {reference!r}: {attr!r} in module {module_name!r} is a "
+                          f"{type(f).__name__}, not a function", argument=name, value=reference)
+    return UserFunction(reference, f, name)
+
