@@ -13,7 +13,9 @@ from itertools import product
 
 
 def F(x) -> Fraction:
-    return Fraction(int(x.numerator), int(x.denominator)) if hasattr(x, "numerator") else Fraction(x)
+    if hasattr(x, "numerator"):
+        return Fraction(int(x.numerator), int(x.denominator))
+    return Fraction(x)
 
 
 def kernel(mech, db) -> dict:

@@ -15,7 +15,7 @@ def distributions(draw, outcomes=(0, 1, 2, 3), allow_zero=True):
     weights = draw(st.lists(st.integers(low, 6), min_size=len(outcomes), max_size=len(outcomes))
                    .filter(lambda w: sum(w) > 0))
     total = sum(weights)
-    return Dist({o: mpq(w, total) for o, w in zip(outcomes, weights)})
+    return Dist({o: mpq(w, total) for o, w in zip(outcomes, weights, strict=True)})
 
 
 rates = st.fractions(min_value=1, max_value=12, max_denominator=7).map(

@@ -1,5 +1,6 @@
 """Classical DP: randomized response and other values derived by hand, and brute force agreement."""
 
+import itertools
 from fractions import Fraction
 
 import pytest
@@ -111,7 +112,7 @@ def profile_value(points, E):
     """δ at E read off a profile's breakpoints (linear between them, constant after)."""
     if points[-1][0] <= E:
         return points[-1][1]
-    for (e0, d0), (e1, d1) in zip(points, points[1:]):
+    for (e0, d0), (e1, d1) in itertools.pairwise(points):
         if e0 <= E <= e1:
             return d0 + (d1 - d0) * (E - e0) / (e1 - e0)
     raise AssertionError("E below 1")

@@ -1,5 +1,6 @@
 """The privacy loss and its δ(ε) profile, against the seed's formula written directly."""
 
+import itertools
 from fractions import Fraction
 
 from gmpy2 import mpq
@@ -89,7 +90,7 @@ def test_profile_interpolates(p, q, E):
     if points[-1][0] <= E:
         assert expected == loss.infinite_mass
         return
-    for (e0, d0), (e1, d1) in zip(points, points[1:]):
+    for (e0, d0), (e1, d1) in itertools.pairwise(points):
         if e0 <= E <= e1:
             assert d0 + (d1 - d0) * (E - e0) / (e1 - e0) == expected
             return

@@ -1,9 +1,9 @@
 # Type stub for the part of gmpy2 that plrv uses (gmpy2 ships no type information).
 # mpz / mpz is an mpfr in gmpy2 (not exact), so the stub says so: exact code divides mpq.
-from typing import Any, SupportsInt, overload
+from typing import Any, SupportsInt, TypeAlias, overload
 
-_Int = int | mpz
-_Rat = int | mpz | mpq
+_Int: TypeAlias = "int | mpz"
+_Rat: TypeAlias = "int | mpz | mpq"
 
 class mpz:
     def __new__(cls, x: _Rat | str | SupportsInt = ..., base: int = ...) -> mpz: ...
