@@ -43,6 +43,7 @@ class Bottom:
 
 
 BOTTOM = Bottom()
+_ONE = mpq(1)
 
 
 def sort_key(value: Any) -> tuple:
@@ -107,7 +108,12 @@ class Dist:
     @classmethod
     def point(cls, outcome: Hashable) -> Dist:
         """The point mass at ``outcome`` (a deterministic result)."""
-        return cls._trusted({outcome: mpq(1)})
+        d = cls.__new__(cls)
+        item = (outcome, _ONE)  # one outcome: nothing to sort (mechanisms call this per input)
+        object.__setattr__(d, "_items", (item,))
+        object.__setattr__(d, "_weights", dict((item,)))
+        object.__setattr__(d, "_hash", None)
+        return d
 
     @classmethod
     def uniform(cls, outcomes: Iterable[Hashable]) -> Dist:

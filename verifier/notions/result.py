@@ -19,7 +19,7 @@ from verifier.notions.loss import Loss, LossLaw
 
 __all__ = ["Case", "NotionResult", "summarize", "MAX_WITNESS_OUTPUTS", "VACUOUS_NOTE"]
 
-MAX_WITNESS_OUTPUTS = 1000  # a witness lists at most this many outputs (and says how many)
+MAX_WITNESS_OUTPUTS = 100  # a witness lists at most this many outputs (and says how many)
 VACUOUS_NOTE = ("vacuously: the compared values have probability 0 for every target, so no "
                 "pair of them can occur and δ = 0")
 
