@@ -1,30 +1,31 @@
-"""Run every theorem record on its whole family, and on Hypothesis-generated instances."""
+"""Run every theorem record on its whole family, and on Hypothesis-generated instances.
 
+Under pytest, or without it: ``python -m proofs`` (or ``python proofs/check_theorems.py``).
+"""
+
+import sys
 from itertools import product
+from pathlib import Path
+
+if not __package__:  # run as a script: make the ``proofs`` package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from proofs.families import Instance
+from proofs.record import Theorem
+from proofs.registry import RECORDS, SAMPLED, outcome
 from verifier import Dist, independent, mechanism
 
-from .families import Instance
-from .theorems import THEOREMS, Theorem
 
-
-@pytest.mark.parametrize("theorem", THEOREMS, ids=[t.name for t in THEOREMS])
+@pytest.mark.parametrize("theorem", RECORDS, ids=[t.name for t in RECORDS])
 def test_theorem_on_family(theorem: Theorem):
-    failures = []
-    count = 0
-    for inst in theorem.family():
-        count += 1
-        if not theorem.check(inst):
-            failures.append(inst)
-    assert count > 0, "empty family"
-    if theorem.expected:
-        assert not failures, f"{theorem.name} fails on {failures[0]}"
-    else:
-        assert failures, f"{theorem.name}: no counterexample in {count} instances"
+    """Each record once per process (the registry keeps the result for docs/theorems.md)."""
+    tally, status, _ = outcome(theorem)
+    assert status in ("holds", "refuted, as the seeds say"), (
+        f"{theorem.name}: {status}; first failures: {[str(f) for f in tally.failures]}")
 
 
 @st.composite
@@ -36,7 +37,7 @@ def random_instances(draw):
     def dist(support):
         w = draw(st.lists(st.integers(0, 5), min_size=len(support), max_size=len(support))
                  .filter(lambda x: sum(x) > 0))
-        return Dist({s: f"{x}/{sum(w)}" for s, x in zip(support, w)})
+        return Dist({s: f"{x}/{sum(w)}" for s, x in zip(support, w, strict=True)})
 
     priors = [dist(values) for _ in range(n)]
     table = {db: dist(("x", "y", "z", BOTTOM_)) for db in product(values, repeat=n)}
@@ -48,11 +49,17 @@ def random_instances(draw):
 
 
 BOTTOM_ = "⊥"
-GENERAL = [t for t in THEOREMS if t.expected and t.family.__name__ == "partial_knowledge_family"]
 
 
-@pytest.mark.parametrize("theorem", GENERAL, ids=[t.name for t in GENERAL])
-@settings(max_examples=60, deadline=None)
+@pytest.mark.parametrize("theorem", SAMPLED, ids=[t.name for t in SAMPLED])
+@settings(max_examples=40, deadline=None)
 @given(inst=random_instances())
 def test_theorem_on_random_instances(theorem: Theorem, inst: Instance):
-    assert theorem.check(inst), f"{theorem.name} fails on {inst}"
+    """Sampled instances (never counted as proofs): the record must not fail on any."""
+    assert theorem.check(inst) is not False, f"{theorem.name} fails on {inst}"
+
+
+if __name__ == "__main__":
+    from proofs.__main__ import main
+
+    sys.exit(main())

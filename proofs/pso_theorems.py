@@ -1,4 +1,5 @@
-"""Seed 002's statements as theorem records (run by check_theorems.py with the others)."""
+"""Seed 002's statements as theorem records: the code's exact success against the reference's
+brute force (:mod:`proofs.reference`) or a closed form. More in :mod:`proofs.pso_records`."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ from verifier.pso.predicates import Predicate, Universe, parse_predicate
 from verifier.pso.success import (
     Admissible,
     PSOMechanism,
-    baseline,
     isolation_probability,
     optimal_adversary,
     success,
 )
+
+from . import reference as ref
 
 
 def _universes():
@@ -37,16 +39,29 @@ def counting_family():
         for n in (2, 3):
             for size in (1, 2):
                 for q in combinations(vals, size):
-                    for bound in (Admissible(at_most=mpq(1, len(vals))),
+                    for bound in (Admissible(at_most=mpq(1, 8)),
+                                  Admissible(at_most=mpq(1, len(vals))),
                                   Admissible(at_most=mpq(1, 2)), Admissible()):
                         yield u, n, Predicate(frozenset(q), str(q)), bound
 
 
-def proposition_42(item) -> bool:
-    """Optimal success against M_q is at most |codomain(M_q)|·baseline = (n+1)·baseline."""
+def weights(u: Universe) -> dict:
+    return {x: ref.F(u.dist[x]) for x in u.values}
+
+
+def proposition_42(item) -> bool | None:
+    """Optimal success against M_q (the code's, equal to the reference's brute force over
+    every predicate) is at most |codomain(M_q)|·baseline = (n+1)·baseline. Vacuous where
+    (n+1)·baseline ≥ 1: a probability cannot exceed it."""
     u, n, q, adm = item
     best = optimal_adversary(u, n, count_mechanism(q), adm).success
-    return best <= (n + 1) * baseline(u, n, adm)[0]
+    base = ref.pso_baseline(weights(u), n, adm.at_most, adm.at_least)
+    if ref.F(best) != ref.pso_optimal(weights(u), n, lambda rows: sum(x in q for x in rows),
+                                      adm.at_most):
+        return False
+    if best > (n + 1) * base:
+        return False
+    return True if (n + 1) * base < 1 else None
 
 
 def composition_family():
@@ -80,16 +95,20 @@ POST = (("parity", lambda o: o % 2 if isinstance(o, int) else sum(o) % 2),
         ("constant", lambda o: 0))
 
 
-def lemma_41(item) -> bool:
-    """Post-processing never raises the optimal adversary's success."""
+def lemma_41(item) -> bool | None:
+    """Post-processing never raises the optimal adversary's success (the code's optimum,
+    equal to the reference's). Vacuous where the success before is already 1."""
     u, n, mech, adm = item
     before = optimal_adversary(u, n, mech, adm).success
     for _, f in POST:
         post = PSOMechanism(f"post({mech.name})",
                             lambda rows, k=mech.kernel, f=f: _map(k(rows), f), mech.symmetric)
-        if optimal_adversary(u, n, post, adm).success > before:
+        after = optimal_adversary(u, n, post, adm).success
+        if ref.F(after) != ref.pso_optimal(weights(u), n, post.kernel, adm.at_most):
             return False
-    return True
+        if after > before:
+            return False
+    return True if before < 1 else None
 
 
 def _map(out, f):

@@ -1,160 +1,91 @@
-"""Theorem records: one per statement of the seeds, checked exactly on families of instances.
+"""Partial-knowledge theorem records (seed 003 and the thesis), checked against a reference.
 
-Each record names the theorem, states it in words, gives the instances (an exhaustive family
-and, where it makes sense, a Hypothesis strategy) and the expected verdict: ``True`` when the
-statement must hold on every instance, ``False`` when the family must contain a counterexample
-(a statement the seeds show to be false in general). Records are added, never loosened.
+Each check compares the code (the engines and the notions) with an independent computation —
+:mod:`proofs.reference`, plain ``Fraction`` arithmetic written from the definitions — and
+answers ``True`` (meaningful: the statement could have failed there), ``None`` (vacuous) or
+``False`` (see :mod:`proofs.record`). Records are added, never loosened.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-
-from gmpy2 import mpq
-
-from verifier import BOTTOM, check_dp, iid, independent, known_indices, parse_epsilon
-from verifier.core.delta import Delta
+from verifier import BOTTOM, Dist, check_dp, iid, independent, known_indices, mechanism
 from verifier.core.epsilon import Epsilon
 from verifier.engines.choice import joint_tables
-from verifier.engines.joint import JointTable
 from verifier.notions.partial import apk_loss, ordered_pairs, ppk_loss
 
+from . import reference as ref
 from .families import Instance, partial_knowledge_family
-from .guessing_theorems import (
-    bounds_in_order,
-    guessing_family,
-    ring_form_bounds,
-    worst_prior_family,
-    worst_prior_maximises,
-)
-from .pso_theorems import (
-    composition_family,
-    counting_family,
-    lemma_41,
-    postprocessing_family,
-    proposition_42,
-    theorem_46,
-)
+from .partial_common import EPSILONS, RATES, apk_ppk, q, same, table, worst
+from .partial_common import ref_joint as _ref
+from .partial_records import PARTIAL_RECORDS
+from .record import Theorem
 
-EPSILONS = [parse_epsilon(e) for e in ("0", "ln(2)", "ln(5/2)", "1/2")]
-DELTAS = [mpq(0), mpq(1, 100), mpq(1, 5)]
+__all__ = ["Theorem", "THEOREMS"]
 
-
-@dataclass(frozen=True)
-class Theorem:
-    name: str
-    source: str
-    statement: str
-    family: Callable[[], Iterable]
-    check: Callable[[object], bool]
-    expected: bool = True
-    strategy: Callable[[], object] | None = None  # a Hypothesis strategy of instances
-
-
-def _table(inst: Instance, mech=None) -> JointTable:
-    tables, _ = joint_tables(inst.model, mech or inst.mech, known_indices(inst.known),
-                             [inst.target])
-    return tables[inst.target]
-
-
-def _pairs(jt: JointTable):
-    return ordered_pairs(jt.values)
-
-
-def _worst(deltas: Iterable[Delta]) -> Delta | None:
-    best = None
-    for d in deltas:
-        if best is None or d > best:
-            best = d
-    return best
-
-
-def _pair_losses(jt: JointTable):
-    """``(a, b, PPK loss, {B̂: APK loss})`` for every ordered pair with ``P[D(i)=a] > 0``."""
-    for a, b in _pairs(jt):
-        ppk = ppk_loss(jt, a, b)
-        if ppk is not None:
-            yield a, b, ppk, {bg: loss for bg in jt.backgrounds()
-                              if (loss := apk_loss(jt, a, b, bg)) is not None}
-
-
-def lemma4(inst: Instance) -> bool:
-    """PPK_{i,a,b} = Σ_B P[ζ(D)=B | D(i)=a]·APK_{i,a,b,B}, exactly, at every ε."""
-    jt = _table(inst)
-    for a, _, ppk, apks in _pair_losses(jt):
-        pa = jt.p_value(a)
-        for eps in EPSILONS:
-            total_a, total_c = mpq(0), mpq(0)
-            for bg, loss in apks.items():
-                d, w = loss.delta(eps), jt.p_background(a, bg) / pa
-                total_a, total_c = total_a + w * d.a, total_c + w * d.c
-            if ppk.delta(eps) != Delta.make(total_a, total_c, eps):
+def lemma4(inst: Instance) -> bool | None:
+    """PPK_{i,a,b} = Σ_B P[ζ(D)=B | D(i)=a]·APK_{i,a,b,B}: the reference's PPK (Definition 7,
+    term by term) against the mixture of the reference's APK, and the code against both."""
+    jt, J = table(inst), _ref(inst)
+    meaningful = False
+    for a, b in ordered_pairs(jt.values):
+        pa = ref.p_value(J, a)
+        for eps, E in zip(EPSILONS, RATES, strict=True):
+            direct = ref.ppk(J, a, b, E)
+            if direct is None:
+                continue
+            apks = {B: d for B in J[a] if (d := ref.apk(J, a, b, B, E)) is not None}
+            mixed = sum((sum(J[a][B].values()) / pa * d for B, d in apks.items()), ref.ZERO)
+            loss = ppk_loss(jt, a, b)
+            if mixed != direct or loss is None or not same(loss.delta(eps), direct):
                 return False
-    return True
+            meaningful |= len(apks) > 1 and any(apks.values())
+    return True if meaningful else None
 
 
-def _apk_ppk(jt: JointTable, eps: Epsilon) -> tuple[Delta | None, Delta | None]:
-    apk = _worst(loss.delta(eps) for a, b in _pairs(jt) for bg in jt.backgrounds()
-                 if (loss := apk_loss(jt, a, b, bg)) is not None)
-    ppk = _worst(loss.delta(eps) for a, b in _pairs(jt)
-                 if (loss := ppk_loss(jt, a, b)) is not None)
-    return apk, ppk
-
-
-def lemma5(inst: Instance) -> bool:
-    """(ε,δ)-APKDP ⇒ (ε,δ)-PPKDP: the worst APK δ is at least the PPK δ, at every ε."""
-    jt = _table(inst)
-    for eps in EPSILONS:
-        apk, ppk = _apk_ppk(jt, eps)
+def lemma5(inst: Instance) -> bool | None:
+    """(ε,δ)-APKDP ⇒ (ε,δ)-PPKDP: worst APK δ ≥ PPK δ (reference), code equal to reference."""
+    jt, J = table(inst), _ref(inst)
+    pairs = ordered_pairs(jt.values)
+    meaningful = False
+    for eps, E in zip(EPSILONS, RATES, strict=True):
+        apk, ppk = ref.worst_apk(J, pairs, E), ref.worst_ppk(J, pairs, E)
+        code = apk_ppk(jt, eps)
+        if not (same(code[0], apk) and same(code[1], ppk)):
+            return False
         if ppk is not None and (apk is None or apk < ppk):
             return False
-    return True
+        meaningful |= bool(ppk)
+    return True if meaningful else None
 
 
-def lemma6(inst: Instance) -> bool:
-    """At δ = 0 APK and PPK coincide: equal tight ε for every pair."""
-    for _, _, ppk, apks in _pair_losses(_table(inst)):
-        apk = [loss.epsilon(0) for loss in apks.values()]
-        worst = max(apk, key=_EpsKey) if apk else Epsilon.ZERO
-        if worst != ppk.epsilon(0):
+def lemma6(inst: Instance) -> bool | None:
+    """At δ = 0 APK and PPK coincide: the code's tight ε are equal; the reference's PPK δ is 0
+    at the largest ratio ``E*`` and positive below it. ∞ against ∞ is vacuous."""
+    jt, J = table(inst), _ref(inst)
+    meaningful = False
+    for a, b in ordered_pairs(jt.values):
+        ppk = ppk_loss(jt, a, b)
+        if ppk is None:
+            continue
+        apks = [loss.epsilon(0) for bg in jt.backgrounds()
+                if (loss := apk_loss(jt, a, b, bg)) is not None]
+        worst = max(apks, key=lambda e: e.sort_key() + (e.base or 0,)) if apks else None
+        if worst is None or worst.compare(ppk.epsilon(0)) != 0:
             return False
-    return True
-
-
-class _EpsKey:
-    def __init__(self, e: Epsilon):
-        self.e = e
-
-    def __lt__(self, other: _EpsKey) -> bool:
-        return self.e.compare(other.e) < 0
-
-
-def apk_equals_equal_ppk(inst: Instance) -> bool:
-    """APK δ = PPK δ at every ε (Theorem 2's conclusion, for Θ-reducible mechanisms)."""
-    jt = _table(inst)
-    return all(a == p for a, p in (_apk_ppk(jt, eps) for eps in EPSILONS))
-
-
-POST = {
-    "released?": lambda o: o is not BOTTOM,
-    "first character": lambda o: repr(o)[:1],
-    "at most 1": lambda o: o if o is BOTTOM or not isinstance(o, int) else min(o, 1),
-}
-
-
-def post_processing(inst: Instance) -> bool:
-    """Proposition 25: f∘M never has a larger APK or PPK δ than M, for any f."""
-    jt = _table(inst)
-    before = {eps: _apk_ppk(jt, eps) for eps in EPSILONS}
-    for f in POST.values():
-        jf = _table(inst, inst.mech.then(f))
-        for eps in EPSILONS:
-            after = _apk_ppk(jf, eps)
-            for old, new in zip(before[eps], after):
-                if new is not None and old is not None and new > old:
-                    return False
-    return True
+        ratios = [ref.max_ratio(p, ref.conditional(J, b, B)) for B in J[a]
+                  if (p := ref.conditional(J, a, B)) is not None]
+        if "inf" in ratios:
+            if not ppk.epsilon(0).infinite:
+                return False
+            continue
+        top = max(ratios)
+        if ppk.epsilon(0) != Epsilon.log(top):
+            return False
+        if top > 1:
+            if ref.ppk(J, a, b, top) != 0 or ref.ppk(J, a, b, (1 + top) / 2) == 0:
+                return False
+            meaningful = True
+    return True if meaningful else None
 
 
 def full_knowledge_family():
@@ -167,126 +98,215 @@ def full_knowledge_family():
             yield model, mech
 
 
-def full_knowledge_is_dp(item) -> bool:
-    """APK with B = D_{−i} (every other record known) equals classical DP (seed 003 §4.2)."""
+def full_knowledge_is_dp(item) -> bool | None:
+    """APK with B = D_{−i} equals classical DP: code APK = code DP = reference DP (Lemma 1)."""
     model, mech = item
-    for eps in EPSILONS:
+    meaningful = False
+    for eps, E in zip(EPSILONS, RATES, strict=True):
         dp = check_dp(mech, model.values, model.n, eps, "0").delta
-        worst = _worst(
-            _apk_ppk(_table(Instance(model, mech, i, tuple(j for j in range(model.n) if j != i))),
-                     eps)[0]
-            for i in range(model.n))
-        if worst != dp:
+        full = worst(d for i in range(model.n) if (d := apk_ppk(table(
+            Instance(model, mech, i, tuple(j for j in range(model.n) if j != i))), eps)[0]))
+        expected = ref.dp_delta(mech, model.values, model.n, E)
+        if full != dp or q(dp) != expected:
+            return False
+        meaningful |= expected > 0
+    return True if meaningful else None
+
+
+POST = {
+    "released?": lambda o: o is not BOTTOM,
+    "first character": lambda o: repr(o)[:1],
+    "at most 1": lambda o: o if not isinstance(o, int) else min(o, 1),
+}
+
+
+def post_processing(inst: Instance) -> bool | None:
+    """Proposition 25 (post-processing): the reference's APK and PPK δ of f∘M never exceed
+    those of M, for three f; the code agrees with the reference. Vacuous where δ(M) = 1."""
+    J = _ref(inst)
+    pairs = ordered_pairs(inst.model.values)
+    meaningful = False
+    for f in POST.values():
+        post = inst.mech.then(f)
+        jf, Jf = table(inst, post), _ref(inst, post)
+        for eps, E in zip(EPSILONS[1:], RATES[1:], strict=True):
+            before = (ref.worst_apk(J, pairs, E), ref.worst_ppk(J, pairs, E))
+            after = (ref.worst_apk(Jf, pairs, E), ref.worst_ppk(Jf, pairs, E))
+            code = apk_ppk(jf, eps)
+            if not (same(code[0], after[0]) and same(code[1], after[1])):
+                return False
+            for old, new in zip(before, after, strict=True):
+                if old is not None and new is not None and new > old:
+                    return False
+                meaningful |= old is not None and old < 1
+    return True if meaningful else None
+
+
+def small_family():
+    """The partial-knowledge family up to 4 records."""
+    return partial_knowledge_family(max_records=4)
+
+
+def convexity_family():
+    """Two mechanisms on the same outputs, mixed with probability λ, on small instances."""
+    from verifier import count, geometric_count, threshold_count
+    for inst in partial_knowledge_family(max_records=3):
+        if inst.mech.name != "count" or inst.know is not None:
+            continue
+        for other in (geometric_count([1], "1/2"), threshold_count([1], 2)):
+            for lam in ("1/3", "1/2"):
+                yield inst, count([1]), other, lam
+
+
+def convexity(item) -> bool | None:
+    """Proposition 25 (convexity): the mixture λ·M1 + (1−λ)·M2 has, per pair, a PPK δ at most
+    λ·δ1 + (1−λ)·δ2 ≤ max(δ1, δ2) (reference), and the code agrees on the mixture."""
+    inst, m1, m2, lam = item
+    lam = ref.Fraction(lam)
+
+    def mix(db):
+        out: dict = {}
+        for m, w in ((m1, lam), (m2, 1 - lam)):
+            for o, p in m(db).items():
+                out[o] = out.get(o, 0) + w * ref.F(p)
+        return Dist({o: str(p) for o, p in out.items() if p})
+    mixed = mechanism(mix, "mixture")
+    J1, J2, Jm = _ref(inst, m1), _ref(inst, m2), _ref(inst, mixed)
+    jm = table(inst, mixed)
+    meaningful = False
+    for a, b in ordered_pairs(inst.model.values):
+        for eps, E in zip(EPSILONS[1:], RATES[1:], strict=True):
+            d1, d2, dm = (ref.ppk(J, a, b, E) for J in (J1, J2, Jm))
+            loss = ppk_loss(jm, a, b)
+            if dm is None or d1 is None or d2 is None:
+                continue
+            if dm > lam * d1 + (1 - lam) * d2 or loss is None or not same(loss.delta(eps), dm):
+                return False
+            meaningful |= max(d1, d2) < 1
+    return True if meaningful else None
+
+
+def lemma3(inst: Instance) -> bool | None:
+    """Lemma 3: APK with (θ, ζ) at B̂ is APK with no knowledge on θ conditioned on ζ(D) = B̂
+    (an explicit data model built by the reference); the code decides both."""
+    from verifier import explicit, no_knowledge
+    if inst.know is not None or not inst.known:
+        return None
+    jt = table(inst, engine="brute")  # background values as tuples of the known records
+    dbs = ref.databases(inst.model)
+    meaningful = False
+    for bg in jt.backgrounds():
+        cond = [(db, p) for db, p in dbs if tuple(db[j] for j in inst.known) == bg]
+        z = sum((p for _, p in cond), ref.ZERO)
+        theta = explicit({db: str(p / z) for db, p in cond}, inst.model.values)
+        plain = joint_tables(theta, inst.mech, no_knowledge(), [inst.target])[0][inst.target]
+        for a, b in ordered_pairs(jt.values):
+            left, right = apk_loss(jt, a, b, bg), apk_loss(plain, a, b, "nothing")
+            if left is None or right is None:
+                if (left is None) != (right is None):
+                    return False
+                continue
+            for eps in EPSILONS:
+                if left.delta(eps) != right.delta(eps):
+                    return False
+                meaningful |= left.delta(eps) > 0
+    return True if meaningful else None
+
+
+def noisy_sum(n: int, top: int, alpha: str = "1/2"):
+    """The sum of the records plus clamped geometric noise on {0..n·top}: its loss grows with
+    the distance between the two values that differ (sensitivity ``top``)."""
+    from verifier.model.kernels import geometric_clamped_weights
+    a = ref.Fraction(alpha)
+    return mechanism(lambda db: Dist({k: str(w) for k, w in geometric_clamped_weights(
+        sum(db), n * top, a).items()}), "noisy sum", symmetric=True)
+
+
+def lemma1_family():
+    from .families import _mechanisms
+    for values in ((0, 1), (0, 1, 2)):
+        for n in (1, 2, 3):
+            for mech in _mechanisms(values):
+                if mech.name != "randomized_response" or n <= 2:
+                    yield values, n, mech
+            yield values, n, noisy_sum(n, max(values))
+
+
+def lemma1(item) -> bool | None:
+    """Lemma 1: tight DP δ = max over ordered neighbours of Σ_O max(0, P1(O) − e^ε·P2(O));
+    the code (by counts for symmetric mechanisms) against the reference's enumeration."""
+    values, n, mech = item
+    meaningful = False
+    for eps, E in zip(EPSILONS, RATES, strict=True):
+        expected = ref.dp_delta(mech, values, n, E)
+        if q(check_dp(mech, values, n, eps, "0").delta) != expected:
+            return False
+        meaningful |= 0 < expected < 1
+    return True if meaningful else None
+
+
+def noiseless(inst: Instance) -> bool | None:
+    """Definition 3: noiseless privacy is APK with ζ summed out (code against reference)."""
+    from verifier import analyse
+    if inst.know is not None:
+        return None
+    J = ref.plain(_ref(inst))
+    pairs = ordered_pairs(inst.model.values)
+    an = analyse(inst.mech, values=inst.model.values, records=inst.model.n, models=inst.model,
+                 knowledge=known_indices(inst.known), targets=inst.target)
+    meaningful = False
+    for eps, E in zip(EPSILONS, RATES, strict=True):
+        expected = ref.worst_ppk(J, pairs, E)
+        if q(an.report(["noiseless"], eps).results["noiseless"].delta) != expected:
+            return False
+        meaningful |= bool(expected)
+    return True if meaningful else None
+
+
+def count_engine(inst: Instance) -> bool | None:
+    """The count engine's class tables give the reference's APK and PPK δ (Definitions 6, 7):
+    the count classes with their multiplicities stand for every background value."""
+    if inst.know is not None or not inst.mech.symmetric or not hasattr(inst.model, "priors"):
+        return None
+    jt, J = table(inst, engine="counts"), _ref(inst)
+    pairs = ordered_pairs(jt.values)
+    for eps, E in zip(EPSILONS, RATES, strict=True):
+        code = apk_ppk(jt, eps)
+        if not (same(code[0], ref.worst_apk(J, pairs, E)) and
+                same(code[1], ref.worst_ppk(J, pairs, E))):
             return False
     return True
-
-
-def reducible_family():
-    """Counting, linear queries and means with known records (thesis Proposition 26)."""
-    for inst in partial_knowledge_family(max_records=4):
-        if inst.mech.name in ("count", "sum", "mean"):
-            yield inst
-
-
-def threshold_family():
-    """Thresholded counts with known records (thesis Remark 2, Example 7)."""
-    for inst in partial_knowledge_family(max_records=5):
-        if inst.mech.name == "threshold_count":
-            yield inst
-
-
-def proposition28_family():
-    """(n, T, m, p): n i.i.d. voters with P[yes] = p, threshold T, m known votes."""
-    for n in (4, 6, 8):
-        for m in range(0, 4):
-            for t in range(m, m + 4):
-                for p in ("1/5", "1/2", "1/100"):
-                    yield n, t, m, p
-    yield 200, 25, 20, "1/100"
-    yield 1000, 100, 100, "1/1000000"  # thesis Example 7 at full size
-
-
-def proposition28(item) -> bool:
-    """APK of M_T with m known records = PPK of M_{T−m} with no knowledge on n − m records."""
-    from verifier import analyse, threshold_count
-    n, t, m, p = item
-    prior = [str(1 - mpq(p)), p]
-    active = analyse(threshold_count([1], t), values=[0, 1], records=n,
-                     models=iid(prior, [0, 1], n), knowledge=known_indices(range(m)),
-                     targets=n - 1)
-    passive = analyse(threshold_count([1], t - m), values=[0, 1], records=n - m,
-                      models=iid(prior, [0, 1], n - m), targets=n - m - 1)
-    epsilons = EPSILONS if n <= 8 else EPSILONS[1:2]
-    for eps in epsilons:
-        apk = active.report(["apkdp"], eps).results["apkdp"]
-        ppk = passive.report(["ppkdp"], eps).results["ppkdp"]
-        if apk.delta != ppk.delta:
-            return False
-        if m and apk.witness["background"].counts != (0, m):  # worst case: all known are 1
-            return False
-    return True
-
-
-def is_reducible(inst: Instance) -> bool:
-    """The table of this instance admits Definition 59's bijections."""
-    from verifier.notions.reducible import reducibility_witness
-    return reducibility_witness(_table(inst)) is None
-
-
-def reducible_implies_equal(inst: Instance) -> bool:
-    """Theorem 2: whenever the instance is Θ-reducible, APK δ = PPK δ at every ε."""
-    return not is_reducible(inst) or apk_equals_equal_ppk(inst)
 
 
 THEOREMS = [
     Theorem("lemma4", "seed 003 Lemma 4; thesis Theorem 1",
             "PPK is the expectation of APK over the background value, exactly",
-            partial_knowledge_family, lemma4),
+            partial_knowledge_family, lemma4, compared_with="reference (Definition 7)"),
     Theorem("lemma5", "seed 003 Lemma 5", "(ε,δ)-APKDP implies (ε,δ)-PPKDP",
-            partial_knowledge_family, lemma5),
+            partial_knowledge_family, lemma5, compared_with="reference"),
     Theorem("lemma6", "seed 003 Lemma 6", "at δ = 0, APKDP and PPKDP coincide",
-            partial_knowledge_family, lemma6),
+            partial_knowledge_family, lemma6, compared_with="reference"),
+    Theorem("lemma3", "seed 003 Lemma 3",
+            "APK-DP with knowledge ζ is APK-DP without knowledge over the data models "
+            "conditioned on ζ(D) = B̂", partial_knowledge_family, lemma3,
+            compared_with="conditioned explicit model"),
+    Theorem("lemma1", "seed 003 Lemma 1",
+            "the tight DP δ is the largest Σ_O max(0, P1 − e^ε·P2) over ordered neighbours",
+            lemma1_family, lemma1, compared_with="reference enumeration"),
+    Theorem("definition3-noiseless", "seed 003 Definition 3",
+            "noiseless privacy is APK-DP against an attacker who knows nothing",
+            partial_knowledge_family, noiseless, compared_with="reference"),
+    Theorem("count-classes", "seed 003 Definitions 6 and 7 (count engine)",
+            "count classes of the known records, with their multiplicities, give every APK "
+            "and PPK δ", partial_knowledge_family, count_engine, compared_with="reference"),
     Theorem("full-knowledge", "seed 003 §4.2, Definition 5",
             "APK with full knowledge B = D_{−i} is classical DP", full_knowledge_family,
-            full_knowledge_is_dp),
-    Theorem("post-processing", "thesis Proposition 25",
+            full_knowledge_is_dp, compared_with="reference (Lemma 1)"),
+    Theorem("post-processing", "thesis Proposition 25 (post-processing)",
             "post-processing never increases the APK or the PPK δ",
-            partial_knowledge_family, post_processing),
-    Theorem("theorem2-reducible", "thesis Theorem 2, Proposition 26",
-            "counts, sums and means with known records are Θ-reducible: APK δ = PPK δ",
-            reducible_family, apk_equals_equal_ppk),
-    Theorem("proposition26-reducible", "thesis Proposition 26, Definition 59",
-            "counts, sums and means with known records of independent data are Θ-reducible",
-            reducible_family, is_reducible),
-    Theorem("theorem2", "thesis Theorem 2",
-            "a Θ-reducible instance has APK δ = PPK δ (checked wherever the bijections exist)",
-            partial_knowledge_family, reducible_implies_equal),
-    Theorem("remark2-not-reducible", "thesis Remark 2",
-            "thresholded counts are Θ-reducible — false: some instance has no bijection",
-            threshold_family, is_reducible, expected=False),
-    Theorem("remark2-threshold", "thesis Remark 2; seed 003 Example 1",
-            "thresholded counts are not Θ-reducible: APK δ and PPK δ differ on some instance",
-            threshold_family, apk_equals_equal_ppk, expected=False),
-    Theorem("guess-bounds-order", "seed 004, main theorem and simplification",
-            "exact posterior ≤ precise bound ≤ simplified bound for every target",
-            guessing_family, bounds_in_order),
-    Theorem("guess-ring-form", "REFERENCE.md §7 (ring form of the precise bound)",
-            "the ring form bounds the posterior — false: the family holds a counterexample",
-            guessing_family, ring_form_bounds, expected=False),
-    Theorem("guess-worst-prior", "seed 004, worst-case prior distribution",
-            "p = 1/(1 + e^{Rε/2}) maximises the simplified advantage, which is tanh(Rε/4)",
-            worst_prior_family, worst_prior_maximises),
-    Theorem("pso-proposition-4.2", "seed 002, Proposition 4.2",
-            "the optimal adversary against one count succeeds at most (n+1)·baseline",
-            counting_family, proposition_42),
-    Theorem("pso-theorem-4.6", "seed 002, Theorem 4.6",
-            "counts of p and p ∧ b_j isolate with probability B(n, w(p)) at weight 2^-d",
-            composition_family, theorem_46),
-    Theorem("pso-lemma-4.1", "seed 002, Lemma 4.1",
-            "post-processing never raises the optimal singling-out success",
-            postprocessing_family, lemma_41),
-    Theorem("proposition28", "thesis Proposition 28",
-            "an active attacker knowing m records of M_T faces the δ of a passive attacker with "
-            "no knowledge against M_{T−m} on the other n − m records",
-            proposition28_family, proposition28),
+            small_family, post_processing, compared_with="reference"),
+    Theorem("convexity", "thesis Proposition 25 (convexity)",
+            "a probabilistic mixture of two mechanisms has PPK δ at most the mixture of theirs",
+            convexity_family, convexity, compared_with="reference"),
+    *PARTIAL_RECORDS,
 ]

@@ -1,0 +1,70 @@
+"""The published JSON Schemas (schemas/, draft 2020-12) accept what plrv reads and writes."""
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from typer.testing import CliRunner
+
+from verifier.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "schemas"
+EXAMPLES = ROOT / "examples"
+runner = CliRunner()
+
+
+def validator(name: str) -> Draft202012Validator:
+    schema = json.loads((SCHEMAS / f"{name}.v1.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    assert schema["version"] == 1 and schema["$id"].endswith(f"{name}.v1.json")
+    return Draft202012Validator(schema)
+
+
+def kind(raw: dict) -> str:
+    return "pso-spec" if "universe" in raw else "guess-spec" if "domain" in raw else "check-spec"
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
+def test_every_bundled_example_matches_its_spec_schema(path):
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    validator(kind(raw)).validate(raw)
+
+
+def test_a_misspelt_table_is_refused_by_the_schema():
+    raw = tomllib.loads((EXAMPLES / "threshold_partial.toml").read_text(encoding="utf-8"))
+    raw["atacker"] = raw.pop("attacker")
+    assert not validator("check-spec").is_valid(raw)
+
+
+def _json(args: list[str]) -> object:
+    out = runner.invoke(app, args)
+    assert out.exit_code in (0, 1), out.output
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("example", ["threshold_partial.toml", "randomized_response.toml",
+                                     "referendum_tally.toml", "example7_small.toml"])
+def test_check_json_and_certificates_match_their_schemas(example, tmp_path):
+    cert = tmp_path / "c.json"
+    validator("check-output").validate(
+        _json(["check", str(EXAMPLES / example), "--json", "--certificate", str(cert)]))
+    validator("certificate").validate(json.loads(cert.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("example", ["pso_bit_suppression.toml", "pso_count_optimal.toml"])
+def test_pso_json_matches_its_schema(example):
+    validator("pso-output").validate(_json(["pso", str(EXAMPLES / example), "--json"]))
+
+
+def test_guess_json_matches_its_schema():
+    validator("guess-output").validate(
+        _json(["guess", str(EXAMPLES / "guess_geometric.toml"), "--json"]))
+
+
+def test_theorems_json_matches_its_schema():
+    from proofs.registry import rows  # the rows the test run computes once
+
+    validator("theorems-output").validate(rows())

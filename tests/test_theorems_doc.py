@@ -1,0 +1,44 @@
+"""docs/theorems.md is generated from the registry of proofs/, and the registry is complete.
+
+The records run once per test process (proofs/check_theorems.py runs the same cached
+results), so this costs nothing more when the whole suite runs.
+"""
+
+from pathlib import Path
+
+from proofs.registry import RECORDS, markdown, passed, rows
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "theorems.md"
+
+
+def test_docs_theorems_md_is_up_to_date():
+    assert DOC.read_text(encoding="utf-8") == markdown(), (
+        "docs/theorems.md is stale: regenerate it with "
+        "python -m proofs --markdown > docs/theorems.md")
+
+
+def test_at_least_35_statements_none_failing_each_with_meaningful_instances():
+    table = rows()
+    assert len(table) >= 35
+    assert len({r["id"] for r in table}) == len(table) == len(RECORDS)
+    for r in table:
+        assert {"id", "seed", "statement", "method", "instances", "status"} <= set(r)
+        assert passed(r), r
+        assert isinstance(r["instances"], int) and r["instances"] > 0, r
+
+
+def test_sampled_checks_are_never_reported_as_proofs():
+    for r in rows():
+        assert not r["method"].startswith("Hypothesis"), r
+
+
+def test_plrv_theorems_json():
+    import json
+
+    from typer.testing import CliRunner
+
+    from verifier.cli import app
+    out = CliRunner().invoke(app, ["theorems", "--json"])
+    assert out.exit_code == 0, out.output
+    table = json.loads(out.stdout)
+    assert len(table) >= 35 and all(passed(r) for r in table)

@@ -1,0 +1,106 @@
+"""How values, outputs, background values and specs are written into a certificate.
+
+The encoding is canonical and typed, so that the independent checker
+(:mod:`verifier.certificates.verify`), which computes its own outputs with
+``fractions.Fraction``, writes the same JSON value for the same outcome:
+
+* an integer is a JSON integer, a string a JSON string, a tuple a JSON list;
+* a rational is ``{"rational": "num/den"}`` (``"3"`` when whole);
+* ``⊥`` (nothing released) is ``{"bottom": true}``;
+* the class of background values of the count engine (the known records up to order) is
+  ``{"known_counts": [c_1, …, c_k], "stands_for": m}`` with the counts per value of
+  ``spec.values`` and ``m = |K|!/Π c_v!`` the number of background values it stands for.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from gmpy2 import mpq
+
+from verifier.core.delta import Delta
+from verifier.core.distribution import Bottom
+from verifier.core.errors import InvalidArgument
+from verifier.core.numbers import format_rational
+
+__all__ = ["FORMAT", "VERSION", "encode", "number", "delta_json", "spec_json"]
+
+FORMAT = "plrv-certificate"
+VERSION = 1
+_MPQ = type(mpq(0))
+_MPZ = type(mpq(0).numerator)
+
+
+def encode(value: object) -> object:
+    """The certificate's JSON form of a record value, an output or a background value."""
+    if isinstance(value, Bottom):
+        return {"bottom": True}
+    if isinstance(value, bool):
+        raise InvalidArgument(f"value {value!r}: booleans cannot be written to a certificate")
+    if isinstance(value, (int, _MPZ)):
+        return int(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (_MPQ, Fraction)):
+        return {"rational": number(value)}
+    if isinstance(value, (tuple, list)):
+        return [encode(v) for v in value]
+    counts = getattr(value, "counts", None)
+    if isinstance(counts, tuple) and hasattr(value, "multiplicity"):
+        return {"known_counts": [int(c) for c in counts],
+                "stands_for": int(value.multiplicity)}
+    raise InvalidArgument(f"value {value!r} of type {type(value).__name__} cannot be written "
+                          f"to a certificate")
+
+
+def number(x: object) -> str:
+    """An exact rational as ``"num/den"`` (``"3"`` when whole)."""
+    return format_rational(mpq(x))
+
+
+def delta_json(d: Delta) -> object:
+    """``"num/den"`` for a rational δ, ``{"a": A, "c": C}`` for ``δ = A − C·e^ε``."""
+    if d.c == 0:
+        return number(d.a)
+    return {"a": number(d.a), "c": number(d.c)}
+
+
+def _model_json(model) -> dict:
+    priors = getattr(model, "priors", None)
+    if priors is not None:
+        return {"priors": [[number(p[v]) for v in model.values] for p in priors]}
+    dist = model.distribution()
+    return {"support": [encode(db) for db, _ in dist.items()],
+            "weights": [number(w) for _, w in dist.items()]}
+
+
+def _knowledge_json(know) -> dict:
+    if know.known is not None:
+        return {"known": list(know.known)}
+    return {"function": know.name}
+
+
+def _mechanism_json(mech) -> dict:
+    builtin = mech.name in ("count", "threshold_count", "sum", "mean", "identity",
+                            "randomized_response", "geometric_count")
+    params = {k: encode(v) for k, v in mech.params.items()} if builtin else {}
+    return {"kind": mech.name if builtin else "function", "name": mech.name, "params": params}
+
+
+def spec_json(spec, pairs: tuple, targets: tuple) -> dict:
+    """The normalised spec of ``plrv check``: every model, knowledge and pair written out."""
+    models = spec.model if isinstance(spec.model, tuple) else \
+        (() if spec.model is None else (spec.model,))
+    knows = spec.knowledge if isinstance(spec.knowledge, tuple) else (spec.knowledge,)
+    return {
+        "values": [encode(v) for v in spec.values],
+        "records": spec.records,
+        "models": [_model_json(m) for m in models],
+        "mechanism": _mechanism_json(spec.mechanism),
+        "knowledge": [_knowledge_json(k) for k in knows],
+        "targets": list(targets),
+        "pairs": [[encode(a), encode(b)] for a, b in pairs],
+        "epsilon": str(spec.epsilon),
+        "delta": number(spec.delta),
+        "notions": list(spec.notions),
+    }

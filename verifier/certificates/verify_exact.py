@@ -1,0 +1,228 @@
+"""Exact arithmetic and re-enumeration for the certificate checker (standard library only).
+
+Part of the independent checker (:mod:`verifier.certificates.verify`): rationals read from
+``"num/den"`` strings, ε and ``e^ε`` (certified Taylor bounds when ε is a rational number of
+nats: ``e^x`` is irrational for rational ``x ≠ 0``, so the bounds always separate it from a
+rational), δ kept as ``(A, C)`` meaning ``A − C·e^ε``, and the built-in mechanisms written
+again from their definitions, to enumerate a small spec database by database.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+from itertools import product
+from math import ceil, prod
+from typing import Any
+
+MAX_DATABASES = 100_000  # re-enumerate a spec only up to this many databases per data model
+_NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
+ZERO, ONE = Fraction(0), Fraction(1)
+BOTTOM = {"bottom": True}
+
+
+class Rejected(Exception):
+    """The certificate does not match: the message names the first discrepancy."""
+
+
+def q(text: object, where: str) -> Fraction:
+    """An exact rational written ``"num/den"``; anything else is rejected."""
+    if not isinstance(text, str) or not _NUMBER.match(text):
+        raise Rejected(f"{where}: {text!r} is not an exact rational \"num/den\"")
+    return Fraction(text)
+
+
+def key(value: object) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def enc(value: object) -> object:
+    """The certificate's encoding of an outcome (see verifier/certificates/encode.py)."""
+    if isinstance(value, Fraction):
+        return {"rational": str(value)}
+    if isinstance(value, tuple):
+        return [enc(v) for v in value]
+    return value
+
+
+def dec(value: object) -> Any:
+    if isinstance(value, dict) and set(value) == {"rational"}:
+        return q(value["rational"], "value")
+    if isinstance(value, list):
+        return tuple(dec(v) for v in value)
+    return value
+
+
+# ------------------------------------------------------------------ ε, e^ε and δ = A − C·e^ε
+
+class Eps:
+    """ε = ln(rate) (``rate`` rational), a rational ``nats`` ≠ 0, or infinite."""
+
+    def __init__(self, text: object):
+        self.rate = self.nats = None
+        self.infinite = text == "inf"
+        m = re.match(r"^ln\((.*)\)$", text) if isinstance(text, str) else None
+        if self.infinite:
+            return
+        if m:
+            self.rate = q(m.group(1), "spec.epsilon")
+        elif text == "0":
+            self.rate = ONE
+        else:
+            self.nats = q(text, "spec.epsilon")
+
+    def exceeds(self, p: Fraction, r: Fraction) -> bool:
+        """Whether an output of mass ``p`` under a and ``r`` under b has loss > ε."""
+        if p == 0:
+            return False
+        if r == 0:
+            return True
+        if self.infinite:
+            return False
+        if self.rate is not None:
+            return p > self.rate * r
+        assert self.nats is not None
+        return exp_sign(p / r, self.nats) > 0
+
+    def delta(self, a: Fraction, c: Fraction) -> tuple[Fraction, Fraction]:
+        return (a - c * self.rate, ZERO) if self.rate is not None and c else (a, c)
+
+    def compare(self, x: tuple, y: tuple) -> int:
+        """Sign of ``(A1 − C1·e^ε) − (A2 − C2·e^ε)``."""
+        da, dc = x[0] - y[0], x[1] - y[1]
+        if dc == 0:
+            return (da > 0) - (da < 0)
+        assert self.nats is not None  # C ≠ 0 only when e^ε is irrational
+        return exp_sign(da / dc, self.nats) * (1 if dc > 0 else -1)
+
+
+def exp_sign(r: Fraction, x: Fraction) -> int:
+    """Sign of ``r − e^x`` for rational ``x ≠ 0``: Taylor bounds, refined until they separate."""
+    m = max(1, ceil(abs(x)))
+    y = abs(x) / m
+    terms = 8
+    while True:
+        s, t = ZERO, ONE
+        for j in range(terms):
+            s, t = s + t, t * y / (j + 1)
+        lo, hi = s ** m, (s + 2 * t) ** m  # remainder ≤ 2·y^N/N! for y ≤ 1
+        if x < 0:
+            lo, hi = 1 / hi, 1 / lo
+        if r < lo:
+            return -1
+        if r > hi:
+            return 1
+        terms *= 2
+
+
+def read_delta(value: object, eps: Eps, where: str) -> tuple[Fraction, Fraction]:
+    if isinstance(value, dict) and set(value) == {"a", "c"}:
+        return eps.delta(q(value["a"], where + ".a"), q(value["c"], where + ".c"))
+    return (q(value, where), ZERO)
+
+
+def show(d: tuple) -> str:
+    return str(d[0]) if d[1] == 0 else f"{d[0]} - {d[1]}*exp(ε)"
+
+
+def brief(text: str, width: int = 60) -> str:
+    """A long exact number cut for a note (the certificate holds it in full)."""
+    return text if len(text) <= width else f"{text[:25]}…({len(text)} characters)"
+
+
+def case_delta(p: dict, r: dict | None, eps: Eps) -> tuple[Fraction, Fraction]:
+    """``Σ_O max(0, p(O) − e^ε·r(O))`` as (A, C); ``r`` None is Definition 5's L = 0."""
+    if r is None:
+        return (ZERO, ZERO)
+    a = c = ZERO
+    for o, w in p.items():
+        if eps.exceeds(w, r.get(o, ZERO)):
+            a, c = a + w, c + r.get(o, ZERO)
+    return eps.delta(a, c)
+
+
+# ------------------------------------------------------------------ re-enumeration of a spec
+
+def mechanism(spec: dict):
+    """The output law of a built-in mechanism, written from its definition (or None)."""
+    m, n = spec["mechanism"], spec["records"]
+    kind, p = m.get("kind"), {k: dec(v) for k, v in m.get("params", {}).items()}
+    counted = set(p.get("counts", (1,)))
+
+    def c(db):
+        return sum(1 for x in db if x in counted)
+    if kind == "count":
+        return lambda db: {c(db): ONE}
+    if kind == "threshold_count":
+        return lambda db: {c(db) if c(db) >= p["threshold"] else "⊥": ONE}
+    if kind == "sum":
+        return lambda db: {sum((Fraction(x) for x in db), ZERO): ONE}
+    if kind == "mean":
+        return lambda db: {sum((Fraction(x) for x in db), ZERO) / n: ONE}
+    if kind == "identity":
+        return lambda db: {tuple(db): ONE}
+    if kind == "randomized_response":
+        t, dom = p["truth"], p["values"]
+        other = (1 - t) / (len(dom) - 1)
+
+        def rr(db):
+            out = {}
+            for rep in product(dom, repeat=len(db)):
+                w = prod((t if r == x else other for r, x in zip(rep, db, strict=True)), start=ONE)
+                if w:
+                    out[rep] = w
+            return out
+        return rr
+    if kind == "geometric_count":
+        al = p["alpha"]
+
+        def geo(db):
+            k = c(db)
+            out = {j: (1 - al) / (1 + al) * al ** abs(j - k) for j in range(1, n)}
+            out[0], out[n] = al ** k / (1 + al), al ** (n - k) / (1 + al)
+            return out
+        return geo
+    return None
+
+
+def out_key(o: object) -> str:
+    return key(BOTTOM) if o == "⊥" else key(enc(o))
+
+
+def _databases(model: dict, values: tuple, n: int):
+    if "priors" in model:
+        priors = [[q(w, "spec.models.priors") for w in ws] for ws in model["priors"]]
+        for idx in product(range(len(values)), repeat=n):
+            w = prod((priors[j][i] for j, i in enumerate(idx)), start=ONE)
+            if w:
+                yield tuple(values[i] for i in idx), w
+    else:
+        for db, w in zip(model["support"], model["weights"], strict=True):
+            yield dec(db), q(w, "spec.models.weights")
+
+
+def enumerable(spec: dict, limit: int) -> str | None:
+    """Why the spec cannot be re-enumerated here, or None."""
+    if mechanism(spec) is None:
+        return f"mechanism {spec['mechanism'].get('name')!r} is not a built-in kind"
+    if any("known" not in k for k in spec["knowledge"]):
+        return "the background knowledge is a user function"
+    k, n = len(spec["values"]), spec["records"]
+    if n * k.bit_length() > 64 or k ** (n * (2 if spec["mechanism"]["kind"] ==
+                                             "randomized_response" else 1)) > limit:
+        return f"{k}^{n} databases (× outputs) exceed the checker's limit of {limit}"
+    return None
+
+
+def joint(spec: dict, model: dict, known: list, target: int) -> dict:
+    """``{(t, B): {O: P[D(i)=t, ζ(D)=B, M(D)=O]}}`` by enumerating every database."""
+    values, mech = tuple(dec(v) for v in spec["values"]), mechanism(spec)
+    out: dict = {}
+    for db, w in _databases(model, values, spec["records"]):
+        bg = key(enc(tuple(db[j] for j in known))) if known else key("nothing")
+        row = out.setdefault((key(enc(db[target])), bg), {})
+        for o, p in mech(db).items():
+            k = out_key(o)
+            row[k] = row.get(k, ZERO) + w * p
+    return out
