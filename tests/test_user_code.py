@@ -41,6 +41,25 @@ def returns_set(db):
 def float_dist(db):
     from verifier import Dist
     return Dist({0: 0.5, 1: 0.5})
+
+def returns_nan(db):
+    return float("nan")
+
+def returns_object(db):
+    return object()
+
+def returns_generator(db):
+    yield 1
+
+def returns_bool(db):
+    return db[0] == 0
+
+def nan_outputs(db):
+    from verifier import Dist
+    return Dist({float("nan"): "1/2", float("nan") + 0: "1/2"})
+
+def huge_label(db):
+    return 10**100000 + sum(db)
 '''
 
 
@@ -102,7 +121,16 @@ def test_broken_module(tmp_path, source, fragment):
     ("returns_dict", "returned a dict"),
     ("returns_set", "returned a set"),
     ("float_dist", "the function raised InvalidNumber: distribution[0] = 0.5 is a float"),
-], ids=["raises", "sys-exit", "dict", "set", "float-probability"])
+    # outputs compared by identity or Python's == would forge a verdict: nan ≠ nan gives a
+    # constant mechanism an infinite loss, True == 1 merges two outputs
+    ("returns_nan", "returned the float nan"),
+    ("returns_object", "returned object"),
+    ("returns_generator", "returned generator"),
+    ("returns_bool", "returned the bool True"),
+    ("nan_outputs", "returned the float nan"),
+    ("huge_label", "bits as an output"),
+], ids=["raises", "sys-exit", "dict", "set", "float-probability", "nan", "object",
+        "generator", "bool", "nan-in-dist", "huge-label"])
 def test_misbehaving_function(folder, name, fragment):
     m = mechanism(load_function(f"uf_mod:{name}", search_dir=folder))
     with pytest.raises(UserCodeError) as info:

@@ -270,17 +270,36 @@ def _arg(key: str, read: Callable, value: object):
         raise
 
 
-def _counts_arg(p: Mapping) -> frozenset:
-    return _arg("counts", lambda v, k: _counted(v), p.get("counts", [1]))
+def _counts_arg(p: Mapping, domain: Sequence[Hashable]) -> frozenset:
+    """The spec's ``counts``: a non-empty list of distinct record values, each in the domain
+    (a value outside it would make the count constant, and every claim hold vacuously)."""
+    given = p.get("counts", [1])
+
+    def read(v: object, key: str) -> frozenset:
+        counted = _counted(v)  # type: ignore[arg-type]
+        assert isinstance(v, (list, tuple))
+        if not v:
+            raise InvalidArgument("counts = [] counts nothing; list the record values to count",
+                                  value=v)
+        if len(counted) != len(v):
+            raise InvalidArgument(f"counts = {v!r} repeats a value", value=v)
+        outside = [x for x in v if x not in domain]
+        if outside:
+            default = "" if "counts" in p else " (counts defaults to [1])"
+            raise InvalidArgument(f"counts = {v!r}: {outside[0]!r} is not one of the record "
+                                  f"values {list(domain)!r}{default}", value=v)
+        return counted
+
+    return _arg("counts", read, given)
 
 
 MECHANISM_KINDS: dict[str, tuple[frozenset, frozenset, Callable]] = {
     # kind: (required keys, optional keys, builder(params, values, search_dir))
     "count": (frozenset(), frozenset({"counts"}),
-              lambda p, v, d: count(_counts_arg(p))),
+              lambda p, v, d: count(_counts_arg(p, v))),
     "threshold_count": (frozenset({"threshold"}), frozenset({"counts"}),
                         lambda p, v, d: threshold_count(
-                            _counts_arg(p), _arg("threshold", integer, p["threshold"]))),
+                            _counts_arg(p, v), _arg("threshold", integer, p["threshold"]))),
     "sum": (frozenset(), frozenset(), lambda p, v, d: sum_query()),
     "mean": (frozenset(), frozenset(), lambda p, v, d: mean_query()),
     "identity": (frozenset(), frozenset(), lambda p, v, d: identity()),
@@ -289,7 +308,7 @@ MECHANISM_KINDS: dict[str, tuple[frozenset, frozenset, Callable]] = {
                                 _arg("truth", probability, p["truth"]), v)),
     "geometric_count": (frozenset({"alpha"}), frozenset({"counts"}),
                         lambda p, v, d: geometric_count(
-                            _counts_arg(p), _arg("alpha", open_unit, p["alpha"]))),
+                            _counts_arg(p, v), _arg("alpha", open_unit, p["alpha"]))),
     "function": (frozenset({"function"}), frozenset({"symmetric"}), _build_user),
 }
 

@@ -25,10 +25,14 @@ import re
 import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
-from verifier.core.distribution import Dist
+from gmpy2 import mpz
+
+from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.errors import UnknownName, UserCodeError
+from verifier.core.numbers import Rational
 
 __all__ = ["UserFunction", "load_function", "output_value", "as_output_dist"]
 
@@ -74,27 +78,48 @@ class UserFunction:
                              function=self.reference, argument=self.key)
 
 
+_MAX_LABEL_BITS = 13_000  # an integer output of about 4000 digits at most
+
+
 def output_value(value: object, f: UserFunction) -> Hashable:
-    """A user function's answer as an output label: lists become tuples (recursively); a
-    dict, a set or anything unhashable is refused (a randomized answer is a ``Dist``)."""
+    """A user function's answer as an output label, read strictly: an integer, a string,
+    ``None``, an exact rational (``Fraction``, ``mpq``), ``verifier.BOTTOM``, or a tuple or
+    list of these (lists become tuples, recursively). Everything else is refused rather than
+    compared by identity or by Python's ``==``: a float (``nan`` is not equal to itself), a
+    bool (``True == 1`` would merge two outputs), an arbitrary object, a generator, a dict or
+    a set (a randomized answer is a ``verifier.Dist``)."""
     if isinstance(value, (list, tuple)):
         return tuple(output_value(v, f) for v in value)
     if isinstance(value, (dict, set)):
         raise f.fail(f"returned a {type(value).__name__} ({_cut(value)}); return a value, a "
                      f"tuple, or a verifier.Dist for a randomized answer")
-    try:
-        hash(value)
-    except TypeError:
-        raise f.fail(f"returned {type(value).__name__} {_cut(value)}, which is not "
-                     f"hashable") from None
-    return value
+    if value is None or value is BOTTOM or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        raise f.fail(f"returned the bool {value!r}; True and 1 are one value in Python, so "
+                     f"return 0/1 or strings as outputs")
+    if isinstance(value, int):
+        if value.bit_length() > _MAX_LABEL_BITS:
+            raise f.fail(f"returned an integer of {value.bit_length()} bits as an output; "
+                         f"outputs are labels of at most {_MAX_LABEL_BITS} bits")
+        return value
+    if isinstance(value, (Fraction, Rational, type(mpz(0)))):
+        return value
+    if isinstance(value, float):
+        raise f.fail(f"returned the float {value!r}, which is not exact; return an integer, "
+                     f"a string or a Fraction")
+    raise f.fail(f"returned {type(value).__name__} {_cut(value)}; an output is an integer, a "
+                 f"string, a Fraction, a tuple of these, or a verifier.Dist over them")
 
 
 def as_output_dist(value: object, f: UserFunction) -> Dist:
-    """A user function's answer as a distribution: a ``Dist`` as is, a value as its point
-    mass."""
+    """A user function's answer as a distribution: a ``Dist`` with its outputs read by
+    :func:`output_value`, a value as its point mass."""
     if isinstance(value, Dist):
-        return value
+        checked = [(output_value(o, f), w) for o, w in value.items()]
+        if all(o is c for (o, _), (c, _) in zip(value.items(), checked, strict=True)):
+            return value
+        return Dist(checked, name=f"{f.reference}'s distribution")
     return Dist.point(output_value(value, f))
 
 
