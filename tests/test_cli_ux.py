@@ -316,3 +316,25 @@ def test_check_theorems_imports_as_a_script(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, env={"PATH": ""})
     assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("make", ["device", "symlink"])
+def test_output_never_replaces_a_special_file(tmp_path, make):
+    """Outputs are written to a temporary file renamed over the target: renaming over a device
+    node or a link would replace it, so such targets are refused before any work."""
+    import os
+    import stat
+
+    target = tmp_path / "out.csv"
+    if make == "device":
+        target = Path("/dev/null")
+    else:
+        (tmp_path / "real.csv").write_text("keep", encoding="utf-8")
+        target.symlink_to(tmp_path / "real.csv")
+    result = runner.invoke(app, ["sweep", SWEEP, "--threshold", "3", "--csv", str(target)])
+    assert result.exit_code == 2
+    assert "--csv" in result.stderr and "Traceback" not in result.stderr
+    if make == "device":
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    else:
+        assert target.is_symlink() and (tmp_path / "real.csv").read_text() == "keep"

@@ -138,10 +138,22 @@ def check_output_path(path: str | Path, option: str,
     """An output file the user named with ``option``, checked before any work is done: its
     folder exists and is writable, it is not a folder, and its extension is one of
     ``extensions`` (when given)."""
-    p = Path(path)
+    p = Path(os.path.abspath(path))  # fixed now: user code may change the working folder
     where = f"{option} {path}"
     if p.is_dir():
         raise InvalidArgument(f"{where}: is a folder; give a file name", argument=option)
+    try:
+        mode = os.lstat(p).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise InvalidArgument(f"{where}: {exc.strerror}", argument=option) from None
+    if mode is not None and stat.S_ISLNK(mode):
+        raise InvalidArgument(f"{where}: is a symbolic link; name the file itself (a link "
+                              f"would be replaced, not written through)", argument=option)
+    if mode is not None and not stat.S_ISREG(mode):
+        raise InvalidArgument(f"{where}: is not a regular file (a device, FIFO or socket); "
+                              f"output goes to regular files only", argument=option)
     folder = p.parent
     if not folder.is_dir():
         raise InvalidArgument(f"{where}: the folder {folder} does not exist",
