@@ -338,3 +338,36 @@ def test_output_never_replaces_a_special_file(tmp_path, make):
         assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
     else:
         assert target.is_symlink() and (tmp_path / "real.csv").read_text() == "keep"
+
+
+@pytest.mark.parametrize("args, option", [
+    (["guess", str(EXAMPLES / "guess_geometric.toml"), "--diameter", "3"], "--diameter"),
+    (["guess", "--eta", "1/2", "--diameter", "1", "--tolerance", "0"], "--tolerance"),
+    (["guess", "--eta", "1/2", "--diameter", "1e9999"], "--diameter"),
+    (["guess", str(EXAMPLES / "guess_geometric.toml"), "--eta", "1/2", "--tolerance",
+      "1e-10000"], "--tolerance"),
+], ids=["diameter-with-spec", "tolerance-without-spec", "huge-diameter", "tiny-tolerance"])
+def test_guess_options_are_never_ignored(args, option):
+    """An option the command would ignore, or one that would hang the bisection, is an error."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and option in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_digits_of_other_scripts_are_not_numbers(tmp_path):
+    """Python's int() reads '٤' as 4; an exact reader accepts ASCII digits only."""
+    spec = tmp_path / "s.toml"
+    spec.write_text(textwrap.dedent('''
+        [data]
+        records = 2
+        values = [0, 1]
+        prior = ["٤/٥", "١/٥"]
+        [mechanism]
+        kind = "count"
+        [query]
+        epsilon = "ln(2)"
+        notions = ["noiseless"]
+    '''), encoding="utf-8")
+    result = runner.invoke(app, ["check", str(spec)])
+    assert result.exit_code == 2 and "data.prior" in result.stderr
+    assert "internal error" not in result.stderr

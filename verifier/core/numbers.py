@@ -31,8 +31,8 @@ _MPZ = type(mpz(0))
 MAX_EXPONENT = 10_000  # |e| of a decimal exponent "…e±e"
 MAX_TEXT = 100_000  # characters of a number written as text
 
-_RATIONAL_RE = re.compile(r"^([+-]?)(\d+)(?:/(\d+))?$")
-_DECIMAL_RE = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
+_RATIONAL_RE = re.compile(r"^([+-]?)(\d+)(?:/(\d+))?$", re.ASCII)
+_DECIMAL_RE = re.compile(r"^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$", re.ASCII)
 
 
 def is_number_text(text: str) -> bool:

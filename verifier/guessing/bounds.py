@@ -42,7 +42,7 @@ from gmpy2 import mpq
 
 from verifier.core.certified import certified_decimal, exp_bounds
 from verifier.core.epsilon import Epsilon, parse_epsilon
-from verifier.core.errors import InvalidArgument, InvalidNumber
+from verifier.core.errors import InvalidArgument, InvalidNumber, OutOfRange
 from verifier.core.numbers import format_rational, open_unit, positive
 from verifier.guessing.metric import ScaledLog
 from verifier.guessing.model import GuessModel
@@ -257,6 +257,30 @@ def max_advantage(eps, R: object) -> Certified:
     return Certified(enclose)
 
 
+MIN_TOLERANCE = mpq(1, 10**60)  # bisection halves the interval: at most about 200 steps
+
+
+def check_tolerance(value: object, name: str = "tolerance") -> mpq:
+    """The relative width asked of the precise inversion: ``10^-60 ≤ tolerance``, exact."""
+    tol = positive(value, name)
+    if tol < MIN_TOLERANCE:
+        raise OutOfRange(f"{name} = {value!r} is below 1e-60, the narrowest interval the "
+                         f"precise inversion computes", argument=name, value=value)
+    return tol
+
+
+MAX_DIAMETER = 10**9  # in units of the goal's precision; ε·R is an exact power below it
+
+
+def check_diameter(value: object, name: str = "diameter") -> mpq:
+    """A domain diameter ``0 < R ≤ 10^9`` (in units of the goal's precision), exact."""
+    r = positive(value, name)
+    if r > MAX_DIAMETER or r.denominator > MAX_DIAMETER:
+        raise OutOfRange(f"{name} = {value!r} is outside 0 < R ≤ 10^9 with a denominator of "
+                         f"at most 10^9", argument=name, value=value)
+    return r
+
+
 def precise_epsilon(model: GuessModel, x: Hashable, eta: object,
                     tolerance: object = "1/1000000") -> tuple[ScaledLog, ScaledLog]:
     """An interval ``[ε_lo, ε_hi]`` holding the ε at which the precise bound for target ``x``
@@ -268,7 +292,7 @@ def precise_epsilon(model: GuessModel, x: Hashable, eta: object,
     certified ends (``ε = L·ln u``). Equal ends mean the root was hit exactly.
     """
     eta = check_eta(eta)
-    tol = positive(tolerance, "tolerance")
+    tol = check_tolerance(tolerance)
     g = model.goal(x)
     inside = [(y, model.prior[y]) for y in g if model.prior[y] != 0]
     outside = [(y, model.prior[y]) for y in model.domain if y not in g and model.prior[y] != 0]

@@ -24,7 +24,7 @@ from verifier.core.budget import GUESS_LIMITS, Budget, budget_from_limits
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import open_unit, positive
-from verifier.guessing.bounds import as_scaled_log
+from verifier.guessing.bounds import as_scaled_log, check_tolerance
 from verifier.guessing.metric import exponential_mechanism, truncated_geometric
 from verifier.guessing.model import GuessModel
 from verifier.io.files import check_kind, check_tables, read_toml
@@ -150,5 +150,5 @@ def load_guess_spec(path: str | Path) -> GuessSpec:
         tuple(query.list_of("targets", _target(domain)))
     eps = query.read("epsilon", lambda v, k: as_scaled_log(v), None)
     eta = query.rational("eta", None, open_unit)
-    tolerance = query.rational("tolerance", mpq(1, 10**6), positive)
+    tolerance = query.rational("tolerance", mpq(1, 10**6), check_tolerance)
     return GuessSpec(model, eps, targets, eta, mech_t.raw.get("kind", "identity"), tolerance)

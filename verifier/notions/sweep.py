@@ -25,6 +25,7 @@ from verifier.io.spec import Spec
 from verifier.model.data import DataModel, iid
 from verifier.model.mechanisms import threshold_count
 from verifier.notions.check import analyse
+from verifier.parallel import current_executor
 
 __all__ = ["SweepPoint", "SweepReport", "parse_range", "threshold_sweep"]
 
@@ -57,8 +58,8 @@ class SweepReport:
         return all(pt.holds for pt in self.points)
 
 
-_RANGE = re.compile(r"^\s*(\d{1,18})\s*\.\.\s*(\d{1,18})\s*$")
-_INTEGER = re.compile(r"^\s*-?\d{1,18}\s*$")
+_RANGE = re.compile(r"^\s*(\d{1,18})\s*\.\.\s*(\d{1,18})\s*$", re.ASCII)
+_INTEGER = re.compile(r"^\s*-?\d{1,18}\s*$", re.ASCII)
 MAX_POINTS = 10_000  # thresholds in one sweep
 
 
@@ -89,6 +90,16 @@ def parse_range(text: str, name: str = "--threshold") -> list[int]:
     return values
 
 
+def _sweep_point(job: tuple[mpq | None, int, Spec]) -> list[SweepPoint]:
+    """The spec's notions at one point ``(p, T, spec with threshold T)``."""
+    p, t, s = job
+    report = analyse(s.mechanism, values=s.values, records=s.records, models=s.model,
+                     knowledge=s.knowledge, targets=s.targets, pairs=s.pairs,
+                     budget=s.budget, engine=s.engine).report(s.notions, s.epsilon, s.delta)
+    return [SweepPoint(p, t, notion, r.delta, r.epsilon, r.holds)
+            for notion, r in report.results.items()]
+
+
 def threshold_sweep(spec: Spec, thresholds: Sequence[int], ps: Sequence[object] | None = None,
                     progress: Progress | None = None) -> SweepReport:
     """For each ``p`` (probability of the record value ``values[-1]``; default: the spec's
@@ -109,19 +120,12 @@ def threshold_sweep(spec: Spec, thresholds: Sequence[int], ps: Sequence[object] 
             models.append((q, iid([1 - q, q], spec.values, spec.records)))
     else:
         models = [(None, spec.model)]
-    points = []
-    total, done = len(models) * len(thresholds), 0
-    for p, model in models:
-        for t in thresholds:
-            s = replace(spec, mechanism=threshold_count(counted, t), model=model)
-            report = analyse(s.mechanism, values=s.values, records=s.records, models=s.model,
-                             knowledge=s.knowledge, targets=s.targets, pairs=s.pairs,
-                             budget=s.budget, engine=s.engine
-                             ).report(s.notions, s.epsilon, s.delta)
-            for notion, r in report.results.items():
-                points.append(SweepPoint(p, t, notion, r.delta, r.epsilon, r.holds))
-            done += 1
-            if progress:
-                progress(done, total)
+    jobs = [(p, t, replace(spec, mechanism=threshold_count(counted, t), model=model))
+            for p, model in models for t in thresholds]
+    labels = [f"p = {p}, threshold {t}" if p is not None else f"threshold {t}"
+              for p, _ in models for t in thresholds]
+    # each point is one shard of the current executor (verifier.parallel), in point order
+    parts = current_executor().map(_sweep_point, jobs, labels, progress)
+    points = [point for part in parts for point in part]
     return SweepReport(tuple(points), spec.epsilon, probability(spec.delta, "delta"),
                        spec.mechanism.name, spec.records)

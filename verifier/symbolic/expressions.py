@@ -39,7 +39,7 @@ MAX_LENGTH = 400    # characters of one expression
 MAX_DEPTH = 40      # nested parentheses and signs
 
 _TOKEN = re.compile(r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-                    r"|(?P<op>[-+*/^()]))")
+                    r"|(?P<op>[-+*/^()]))", re.ASCII)
 
 
 class ExpressionError(InvalidArgument):
