@@ -78,6 +78,8 @@ def print_check(spec, report, c: Console | None = None) -> None:
             _line(c, "data", f"model {j}: {m.describe()}")
     elif spec.model is not None:
         _line(c, "data", spec.model.describe())
+    elif getattr(spec, "relation", None) is not None and spec.relation.inputs:
+        _line(c, "input", f"{len(spec.relation.inputs)} input vectors")
     else:
         _line(c, "data", f"{spec.records} records over {show_value(list(spec.values))}")
     if any(n != "dp" for n in spec.notions):
@@ -369,3 +371,18 @@ def print_search(res, c: Console | None = None) -> None:
 
 
 __all__ += ["print_prove", "print_reducible", "print_search"]
+
+
+def print_closed_form(curves, c: Console | None = None) -> None:
+    """``plrv check --closed-form``: each notion's tight δ as a function of E = e^ε ≥ 1 (the
+    exact upper envelope over its cases), one line per linear piece."""
+    from verifier.symbolic.closed_form import describe
+
+    c = c or console()
+    c.print("tight δ as a function of E = e^ε (the worst case at every E):")
+    for name, curve in curves.items():
+        for where, expr in describe(curve):
+            c.print(f"  {name}: δ = {expr}  for {where}")
+
+
+__all__ += ["print_closed_form"]

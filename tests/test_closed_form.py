@@ -1,0 +1,165 @@
+"""δ(E) as an exact piecewise function of E = e^ε, and the Example 7 / Proposition 28 closed form.
+
+Expected values: hand derivations (randomized response, a two-curve envelope, the tiny
+thresholded count), the other engine (count engine against brute force), and the thresholded
+count's closed form against the count engine.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import sympy
+from gmpy2 import mpq
+from typer.testing import CliRunner
+
+from verifier.cli import app
+from verifier.core.errors import InvalidArgument, VerifierError
+from verifier.io.spec import load_spec
+from verifier.model.data import iid
+from verifier.model.knowledge import known_indices
+from verifier.model.mechanisms import randomized_response, threshold_count
+from verifier.notions.check import analyse, check_partial
+from verifier.symbolic.closed_form import (
+    Curve,
+    E,
+    envelope,
+    notion_curves,
+    piece_rows,
+    spec_curves,
+    to_sympy,
+)
+from verifier.symbolic.threshold_form import apk_delta, evaluate, ppk_delta
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+q = mpq
+
+
+def _rr_curve() -> Curve:
+    mech = randomized_response("3/4", [0, 1])
+    return notion_curves(analyse(mech, values=[0, 1], records=2), ["dp"])["dp"]
+
+
+def test_randomized_response_by_hand():
+    # neighbours differ in one record; its report has laws (3/4, 1/4) and (1/4, 3/4), the
+    # others cancel: δ(E) = max(0, 3/4 − E/4) + max(0, 1/4 − 3E/4) = 3/4 − E/4 below E = 3
+    curve = _rr_curve()
+    assert curve.pieces == ((q(1), q(3, 4), q(1, 4)), (q(3), q(0), q(0)))
+    assert all(type(x) is type(q(1)) for piece in curve.pieces for x in piece)
+    assert str(to_sympy(curve)) == "Piecewise((3/4 - E/4, E < 3), (0, True))"
+    assert to_sympy(curve).subs(E, 2) == sympy.Rational(1, 4)
+    assert curve(2) == q(1, 4) and curve(5) == 0
+    assert piece_rows(curve) == [{"from": "1", "to": "3", "delta": "3/4 - E/4"},
+                                 {"from": "3", "to": None, "delta": "0"}]
+
+
+def test_envelope_by_hand():
+    # f1 = 1/2 − E/4 until 2, f2 = 3/10 − E/10 until 3; f1 leads at E = 1 (1/4 > 1/5) and
+    # they cross where 1/5 = 3E/20, at E = 4/3
+    f1 = Curve.make([(q(1), q(1, 2), q(1, 4)), (q(2), q(0), q(0))])
+    f2 = Curve.make([(q(1), q(3, 10), q(1, 10)), (q(3), q(0), q(0))])
+    env = envelope([f1, f2])
+    assert env.pieces == ((q(1), q(1, 2), q(1, 4)), (q(4, 3), q(3, 10), q(1, 10)),
+                          (q(3), q(0), q(0)))
+    for x in (q(1), q(7, 6), q(4, 3), q(2), q(5, 2), q(3), q(9)):
+        assert env(x) == max(f1(x), f2(x))
+    assert envelope([]).pieces == ((q(1), q(0), q(0)),)
+
+
+@pytest.mark.parametrize("bad", [
+    [(q(2), q(1), q(0))],                           # does not start at E = 1
+    [(q(1), q(1, 2), q(1, 4))],                     # does not end constant
+], ids=["start", "end"])
+def test_curve_rejects_malformed(bad):
+    with pytest.raises(InvalidArgument):
+        Curve.make(bad)
+
+
+@pytest.mark.parametrize("name", ["threshold_partial.toml", "referendum_tally.toml"])
+def test_count_engine_agrees_with_brute_force(name):
+    spec = load_spec(EXAMPLES / name)
+    counts = spec_curves(replace(spec, engine="counts"))
+    brute = spec_curves(replace(spec, engine="brute"))
+    assert counts == brute
+
+
+@pytest.mark.parametrize("rate", ["1", "3/2", "2", "4", "7", "100"])
+def test_curve_matches_the_check_at_each_epsilon(rate):
+    spec = load_spec(EXAMPLES / "referendum_tally.toml")
+    curves = spec_curves(spec)
+    analysis = analyse(spec.mechanism, values=spec.values, records=spec.records,
+                       models=spec.model, knowledge=spec.knowledge, targets=spec.targets,
+                       budget=spec.budget)
+    report = analysis.report(spec.notions, f"ln({rate})", "0")
+    for name, curve in curves.items():
+        assert curve(q(rate)) == report.results[name].delta.value
+
+
+# (n, m, p, T, E): Example 7's shape at sizes the count engine checks in milliseconds
+POINTS = [(2, 0, "1/2", 2, "1"), (8, 2, "1/5", 3, "2"), (6, 3, "1/3", 4, "3/2"),
+          (7, 1, "2/5", 2, "3"), (5, 4, "1/2", 5, "1"), (6, 0, "1/4", 7, "2"),
+          (8, 3, "1/10", 6, "5/4"), (4, 1, "3/4", 1, "2"), (5, 2, "1/2", 0, "1")]
+
+
+@pytest.mark.parametrize("n,m,p,t,rate", POINTS)
+def test_threshold_closed_form_matches_count_engine(n, m, p, t, rate):
+    report = check_partial(threshold_count((1,), t), iid([1 - q(p), q(p)], [0, 1], n),
+                           knowledge=known_indices(list(range(m))), targets=[n - 1],
+                           epsilon=f"ln({rate})", delta="0", engine="counts")
+    apk = evaluate(apk_delta(), n=n, m=m, p=p, threshold=t, rate=rate)
+    ppk = evaluate(ppk_delta(), n=n, m=m, p=p, threshold=t, rate=rate)
+    assert type(apk) is type(q(1)) and type(ppk) is type(q(1))
+    assert apk == report.results["apkdp"].delta.value
+    assert ppk == report.results["ppkdp"].delta.value
+
+
+def test_threshold_closed_form_tiny_case_by_hand():
+    # module docstring: n = 2, m = 0, T = 2, p = 1/2 gives APK = PPK = 1/2 at every ε
+    for rate in ("1", "2", "10"):
+        assert evaluate(apk_delta(), n=2, m=0, p="1/2", threshold=2, rate=rate) == q(1, 2)
+        assert evaluate(ppk_delta(), n=2, m=0, p="1/2", threshold=2, rate=rate) == q(1, 2)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"m": 2}, "m = 2 known records must leave the target"),
+    ({"p": 0.5}, "p = 0.5 is a float, which is not exact"),
+    ({"rate": True}, "rate = True is a bool"),
+], ids=["m", "float", "bool"])
+def test_threshold_evaluate_rejects(kwargs, message):
+    args = {"n": 2, "m": 0, "p": "1/2", "threshold": 1, "rate": "1"} | kwargs
+    with pytest.raises(VerifierError, match=message):
+        evaluate(apk_delta(), **args)
+
+
+def test_cli_closed_form():
+    runner = CliRunner()
+    path = str(EXAMPLES / "randomized_response.toml")
+    out = runner.invoke(app, ["check", path, "--closed-form", "--json"])
+    assert out.exit_code == 0
+    form = json.loads(out.stdout)["closed_form"]["dp"]
+    assert form["piecewise"] == "Piecewise((3/4 - E/4, E < 3), (0, True))"
+    text = runner.invoke(app, ["check", path, "--closed-form"])
+    assert text.exit_code == 0
+    assert "dp: δ = 3/4 - E/4  for 1 ≤ E < 3" in text.stdout
+    assert "dp: δ = 0  for E ≥ 3" in text.stdout
+
+
+def test_worst_class_cases_give_the_same_envelope():
+    # with ε given, the count engine folds a pair's background classes into one WorstClass
+    # case; its curve is the envelope of the classes, so the notion's curve is unchanged
+    from verifier.core.epsilon import Epsilon
+    from verifier.notions.partial import apk_cases
+    from verifier.notions.shift_loss import WorstClass
+    from verifier.symbolic.closed_form import curve_of
+
+    spec = load_spec(EXAMPLES / "threshold_partial.toml")
+    analysis = analyse(spec.mechanism, values=spec.values, records=spec.records,
+                       models=spec.model, knowledge=spec.knowledge, targets=spec.targets,
+                       budget=spec.budget, engine="counts")
+    cases = [c for t in analysis.tables or () for c in
+             apk_cases(t, analysis.pairs or (), Epsilon.log(2))]
+    assert cases and all(isinstance(c.loss, WorstClass) for c in cases)
+    assert envelope(curve_of(c.loss) for c in cases) == spec_curves(spec)["apkdp"]
