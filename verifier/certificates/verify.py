@@ -63,7 +63,26 @@ except ImportError:  # pragma: no cover - the standalone use: python verify.py F
         show,
     )
 
+try:  # the other kinds of certificate, each in its own module
+    from verifier.certificates.verify_guess import verify_guess
+    from verifier.certificates.verify_pso import verify_pso
+    from verifier.certificates.verify_symbolic import verify_prove, verify_reducible
+except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
+    from verify_guess import verify_guess  # type: ignore[import-not-found,no-redef]
+    from verify_pso import verify_pso  # type: ignore[import-not-found,no-redef]
+    from verify_symbolic import (  # type: ignore[import-not-found,no-redef]
+        verify_prove,
+        verify_reducible,
+    )
+
 FORMAT, VERSION = "plrv-certificate", 1
+OTHER_KINDS = {  # kind -> check(certificate, notes, limit); raises Rejected
+    "pso": lambda cert, notes, limit: verify_pso(cert, notes),
+    "guess": lambda cert, notes, limit: verify_guess(cert, notes),
+    "reducible": verify_reducible,
+    "prove": lambda cert, notes, limit: verify_prove(
+        cert, notes, lambda nested: verify_certificate(nested, limit)),
+}
 
 
 @dataclass
@@ -283,6 +302,8 @@ def _verify(cert: object, notes: list, limit: int) -> None:
         raise Rejected(f"format: not a {FORMAT}")
     if cert.get("version") != VERSION:
         raise Rejected(f"version: {cert.get('version')!r}; this checker reads version {VERSION}")
+    if cert.get("kind") in OTHER_KINDS:
+        return OTHER_KINDS[cert["kind"]](cert, notes, limit)
     if cert.get("kind") != "check":
         raise Rejected(f"kind: {cert.get('kind')!r} is not a kind this checker reads")
     spec, ev, results = cert["spec"], cert["evidence"], cert["results"]

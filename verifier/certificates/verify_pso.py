@@ -1,0 +1,212 @@
+"""Predicate singling out in certificates, for the independent checker (standard library only).
+
+Re-checks a certificate of ``plrv pso`` (seed 002, Cohen & Nissim) with ``Fraction`` only:
+
+1. ``D``'s weights are ≥ 0 and sum to 1; the datasets are exactly every sequence of
+   ``supp(D)^n`` (every multiset for a symmetric mechanism), each with probability
+   ``Π_j D(x_j)`` (times ``n!/Π_u m_u!`` for a multiset); every output law sums to 1, and so
+   does every answer of the adversary;
+2. ``Succ = Σ_x P[x]·Σ_o P[M(x)=o]·Σ_p P[A(o)=p]·[p isolates, w(p) admissible]``
+   (Definition 3.3; a collection succeeds when its predicates isolate pairwise different rows
+   and are all admissible, Definition 3.7) equals the stated success;
+3. the baseline ``B(n, w) = n·w·(1 − w)^(n−1)`` of the listed predicate, its weight ``w``
+   admissible (Definition 3.5), and — when the universe is small — no admissible realizable
+   weight giving more (Claim 3.1);
+4. for the optimal adversary and a small universe: no admissible predicate scores more on any
+   output than the listed one;
+5. ``bound = factor·baseline + slack`` and the verdict ``success ≤ bound``.
+
+The mechanism's output laws are taken from the certificate (a user's kernel cannot be rerun
+here); everything computed from them is re-derived.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb, factorial, prod
+
+try:  # inside the package, or run as a script from this folder
+    from verifier.certificates.verify_exact import ZERO, Rejected, key, q
+except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
+    from verify_exact import ZERO, Rejected, key, q  # type: ignore[import-not-found,no-redef]
+
+__all__ = ["verify_pso", "MAX_SEARCH"]
+
+MAX_SEARCH = 2_000_000  # predicate × (output, dataset) scorings for the optimality checks
+
+
+def _universe(spec: dict) -> tuple[list[str], dict[str, Fraction]]:
+    u = spec["universe"]
+    values = [key(v) for v in u["values"]]
+    weights = [q(w, "spec.universe.weights") for w in u["weights"]]
+    if len(values) != len(weights) or len(set(values)) != len(values):
+        raise Rejected("spec.universe: values and weights do not pair up one to one")
+    if any(w < 0 for w in weights) or sum(weights, ZERO) != 1:
+        raise Rejected(f"spec.universe.weights: sum to {sum(weights, ZERO)} (or one is "
+                       f"negative), not a distribution")
+    return values, dict(zip(values, weights, strict=True))
+
+
+def _admissible(spec: dict):
+    a = spec["admissible"]
+    lo = None if a["at_least"] is None else q(a["at_least"], "spec.admissible.at_least")
+    hi = None if a["at_most"] is None else q(a["at_most"], "spec.admissible.at_most")
+    return lambda w: (hi is None or w <= hi) and (lo is None or w >= lo)
+
+
+def _isolated(members: set, rows: list) -> int | None:
+    hits = [j for j, x in enumerate(rows) if x in members]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _datasets(ev: dict, values: list, dist: dict, n: int, symmetric: bool) -> list:
+    """``[(rows, P[x], {output: P[M(x)=o]})]``, every probability re-derived."""
+    support = [v for v in values if dist[v]]
+    order = {v: j for j, v in enumerate(values)}
+    seen, out = set(), []
+    for j, d in enumerate(ev["datasets"]):
+        where = f"evidence.datasets[{j}]"
+        rows = [key(x) for x in d["rows"]]
+        if len(rows) != n or any(x not in dist or not dist[x] for x in rows):
+            raise Rejected(f"{where}: rows {d['rows']} are not {n} values of the support of D")
+        canon = tuple(sorted(rows, key=order.__getitem__)) if symmetric else tuple(rows)
+        if canon in seen:
+            raise Rejected(f"{where}: dataset {d['rows']} is listed twice")
+        seen.add(canon)
+        p = prod((dist[x] for x in rows), start=Fraction(1))
+        if symmetric:
+            p *= factorial(n) // prod(factorial(rows.count(x)) for x in set(rows))
+        if q(d["probability"], f"{where}.probability") != p:
+            raise Rejected(f"{where}: P[x] = {d['probability']} in the certificate, {p} from D")
+        law = {key(o): q(w, f"{where}.law") for o, w in d["law"]}
+        if any(w <= 0 for w in law.values()) or sum(law.values(), ZERO) != 1:
+            raise Rejected(f"{where}: the output law sums to {sum(law.values(), ZERO)} (or has "
+                           f"a probability ≤ 0), not 1")
+        out.append((rows, p, law))
+    expected = comb(len(support) + n - 1, n) if symmetric else len(support) ** n
+    if len(seen) != expected:
+        raise Rejected(f"evidence.datasets: {len(seen)} datasets listed, {expected} "
+                       f"{'multisets' if symmetric else 'sequences'} of {n} rows exist")
+    return out
+
+
+def _answers(ev: dict, dist: dict) -> dict:
+    answers: dict = {}
+    for j, (o, choices) in enumerate(ev["adversary"]):
+        where = f"evidence.adversary[{j}]"
+        parsed = []
+        for c, p in choices:
+            preds = c["collection"] if isinstance(c, dict) else [c]
+            sets = [{key(x) for x in m} for m in preds]
+            if any(x not in dist for s in sets for x in s):
+                raise Rejected(f"{where}: a predicate names a value outside the universe")
+            parsed.append((sets, isinstance(c, dict), q(p, f"{where}.probability")))
+        if any(p < 0 for *_, p in parsed) or sum((p for *_, p in parsed), ZERO) != 1:
+            raise Rejected(f"{where} (output {o!r}): the adversary's probabilities do not sum "
+                           f"to 1")
+        answers[key(o)] = parsed
+    return answers
+
+
+def _succeeds(sets: list, collection: bool, rows: list, ok, dist: dict) -> bool:
+    if not all(ok(sum((dist[x] for x in s), ZERO)) for s in sets):
+        return False
+    hits = [_isolated(s, rows) for s in sets]
+    return None not in hits and (not collection or len(set(hits)) == len(hits))
+
+
+def _baseline(cert: dict, values: list, dist: dict, ok, notes: list) -> Fraction:
+    res, n = cert["results"], cert["spec"]["n"]
+    pred = [key(x) for x in cert["evidence"]["baseline_predicate"]]
+    if res["baseline_weight"] is None:
+        w, b = None, ZERO
+    else:
+        w = sum((dist[x] for x in pred), ZERO)
+        if q(res["baseline_weight"], "results.baseline_weight") != w:
+            raise Rejected(f"results.baseline_weight: {res['baseline_weight']} but the listed "
+                           f"predicate has weight {w}")
+        if not ok(w):
+            raise Rejected(f"results.baseline_weight: {w} is not admissible")
+        b = n * w * (1 - w) ** (n - 1)
+    if q(res["baseline"], "results.baseline") != b:
+        raise Rejected(f"results.baseline: {res['baseline']} in the certificate, B(n, w) = {b}")
+    if len(values) <= 20:
+        sums = {ZERO}
+        for v in values:
+            sums |= {s + dist[v] for s in sums}
+        best = max((n * s * (1 - s) ** (n - 1) for s in sums if ok(s)), default=ZERO)
+        if best != b:
+            raise Rejected(f"results.baseline: {b}, but an admissible realizable weight gives "
+                           f"B(n, w) = {best} (Claim 3.1)")
+        notes.append(f"baseline: B({n}, {w}) = {b}, the best of {len(sums)} realizable weights")
+    else:
+        notes.append(f"baseline: B({n}, {w}) = {b}; optimality over the 2^{len(values)} "
+                     f"predicates not re-checked")
+    return b
+
+
+def _optimality(data: list, answers: dict, values: list, dist: dict, ok, notes: list) -> None:
+    """The optimal adversary's predicate attains, per output, the best isolation mass."""
+    groups = sum(len(law) for _, _, law in data)
+    if 2 ** len(values) * groups > MAX_SEARCH:
+        notes.append(f"optimal adversary: optimality not re-checked (2^{len(values)} "
+                     f"predicates × {groups} (dataset, output) pairs)")
+        return
+    preds = []
+    for mask in range(2 ** len(values)):
+        s = {v for j, v in enumerate(values) if mask >> j & 1}
+        if ok(sum((dist[x] for x in s), ZERO)):
+            preds.append(s)
+    by_output: dict = {}
+    for rows, p, law in data:
+        for o, po in law.items():
+            by_output.setdefault(o, []).append((rows, p * po))
+    for o, cases in by_output.items():
+        listed = sum((m for rows, m in cases if _isolated(answers[o][0][0][0], rows) is not None
+                      and ok(sum((dist[x] for x in answers[o][0][0][0]), ZERO))), ZERO)
+        for s in preds:
+            score = sum((m for rows, m in cases if _isolated(s, rows) is not None), ZERO)
+            if score > listed:
+                raise Rejected(f"evidence.adversary (output {o}): the optimal adversary's "
+                               f"predicate isolates with mass {listed}, the predicate "
+                               f"{sorted(s)} with {score}")
+    notes.append(f"optimal adversary: each output's predicate beats all {len(preds)} "
+                 f"admissible predicates")
+
+
+def verify_pso(cert: dict, notes: list) -> None:
+    """Check a ``plrv pso`` certificate; raises :class:`Rejected` at the first discrepancy."""
+    spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
+    values, dist = _universe(spec)
+    ok, n = _admissible(spec), spec["n"]
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise Rejected(f"spec.n: {n!r} is not a positive number of rows")
+    data = _datasets(ev, values, dist, n, spec["mechanism"]["symmetric"] is True)
+    answers = _answers(ev, dist)
+    total = ZERO
+    for rows, p, law in data:
+        for o, po in law.items():
+            if o not in answers:
+                raise Rejected(f"evidence.adversary: no answer for the output {o}")
+            for sets, collection, pa in answers[o]:
+                if _succeeds(sets, collection, rows, ok, dist):
+                    total += p * po * pa
+    if q(res["success"], "results.success") != total:
+        raise Rejected(f"results.success: {res['success']} in the certificate, {total} summed "
+                       f"over {len(data)} datasets")
+    notes.append(f"success: {total}, summed over {len(data)} datasets")
+    b = _baseline(cert, values, dist, ok, notes)
+    if spec["adversary"] == "optimal":
+        if any(len(c) != 1 or c[0][1] or c[0][2] != 1 for c in answers.values()):
+            raise Rejected("evidence.adversary: the optimal adversary answers one predicate "
+                           "per output")
+        _optimality(data, answers, values, dist, ok, notes)
+    bound = q(spec["factor"], "spec.factor") * b + q(spec["slack"], "spec.slack")
+    if q(res["bound"], "results.bound") != bound:
+        raise Rejected(f"results.bound: {res['bound']} but factor·baseline + slack = {bound}")
+    holds = total <= bound
+    if res["holds"] is not holds:
+        raise Rejected(f"results.holds: {res['holds']} but success {total} "
+                       f"{'≤' if holds else '>'} bound {bound}")
+    notes.append(f"claim: success {'≤' if holds else '>'} {bound}: "
+                 f"{'holds' if holds else 'fails'}")

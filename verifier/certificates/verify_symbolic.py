@@ -1,0 +1,218 @@
+"""Reducibility and proofs in certificates, for the independent checker (standard library only).
+
+*Reducible* (thesis Definition 59): every listed output profile ``(P[O | D(i)=t, ζ=B])_t`` is
+checked to be a conditional law (each column sums to 1) and, where the spec can be
+re-enumerated, re-derived from the databases; every bijection must map the outputs of the
+first background value one to one onto those of the other with equal profiles, and every
+(θ, ζ, target) and background value must be covered. A witness of non-reducibility must show
+two background values whose multisets of profiles differ.
+
+*Prove*: each counterexample's certificate of ``plrv check`` is verified in full, its δs
+compared with the listed ones, and the claim evaluated on them must be false; proofs by a
+solver are recorded, not re-checkable here, and the checker says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+
+try:  # inside the package, or run as a script from this folder
+    from verifier.certificates.verify_exact import ZERO, Rejected, enumerable, joint, key, q
+except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
+    from verify_exact import (  # type: ignore[import-not-found,no-redef]
+        ZERO,
+        Rejected,
+        enumerable,
+        joint,
+        key,
+        q,
+    )
+
+__all__ = ["verify_reducible", "verify_prove"]
+
+NOTION_OF = {"apk": "apkdp", "ppk": "ppkdp", "noiseless": "noiseless", "dp": "dp"}
+
+
+def _profiles(entry: list, where: str, width: int) -> dict:
+    """``{output: profile}`` with every column a conditional law."""
+    prof = {}
+    for o, p in entry:
+        if len(p) != width:
+            raise Rejected(f"{where}: the profile of {o!r} has {len(p)} entries, not {width}")
+        prof[key(o)] = tuple(None if x is None else q(x, where) for x in p)
+    for t in range(width):
+        column = [p[t] for p in prof.values()]
+        defined = [x for x in column if x is not None]
+        if any(x < 0 for x in defined):
+            raise Rejected(f"{where}: a probability is negative")
+        if column and len(defined) == len(column) and sum(defined, ZERO) != 1:
+            raise Rejected(f"{where}: P[O | t, B] for the value number {t} sums to "
+                           f"{sum(defined, ZERO)}, not 1")
+    return prof
+
+
+def _own(spec: dict, model: int, knowledge: int, target: int) -> dict:
+    """``{B: {O: profile}}`` by enumerating every database."""
+    values = [key(v) for v in spec["values"]]
+    table = joint(spec, spec["models"][model], spec["knowledge"][knowledge]["known"], target)
+    out: dict = {}
+    for b in {b for _, b in table}:
+        conds = {}
+        for t in values:
+            row = table.get((t, b), {})
+            z = sum(row.values(), ZERO)
+            conds[t] = {o: p / z for o, p in row.items() if p} if z else None
+        outputs = {o for c in conds.values() if c for o in c}
+        out[b] = {o: tuple(None if (c := conds[t]) is None else c.get(o, ZERO) for t in values)
+                  for o in outputs}
+    return out
+
+
+def _members(own: dict, bg: object, values: list) -> list:
+    if isinstance(bg, dict) and "known_counts" in bg:
+        return [b for b in own if isinstance(json.loads(b), list) and
+                [sum(1 for x in json.loads(b) if x == v) for v in values] == bg["known_counts"]]
+    return [key(bg)] if key(bg) in own else []
+
+
+def _compare(own: dict, bg: object, prof: dict, values: list, where: str) -> list:
+    members = _members(own, bg, values)
+    if not members:
+        raise Rejected(f"{where}: background {bg!r} is not possible by enumeration")
+    for m in members:
+        if own[m] != prof:
+            diff = sorted(set(own[m]) ^ set(prof)) or [o for o in prof if own[m][o] != prof[o]]
+            raise Rejected(f"{where}: the profile of output {diff[0]} is "
+                           f"{prof.get(diff[0])} in the certificate, {own[m].get(diff[0])} by "
+                           f"enumeration")
+    return members
+
+
+def verify_reducible(cert: dict, notes: list, limit: int) -> None:
+    """Check a ``plrv reducible`` certificate; raises :class:`Rejected` at the first
+    discrepancy."""
+    spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
+    width, values = len(spec["values"]), spec["values"]
+    if not cert["independently_checkable"]:
+        notes.append(f"not independently checkable ({res['method']}): "
+                     f"{len(ev.get('tables', []))} tables of bijections recorded")
+        return
+    why = enumerable(spec, limit)
+    if why is not None:
+        notes.append(f"not re-enumerated ({why}): the profiles' sums and the bijections only")
+    if res["reducible"] is False:
+        w = ev["witness"]
+        where = "evidence.witness"
+        first, second = (_profiles(p, where, width) for p in w["profiles"])
+        if why is None:
+            own = _own(spec, w["model"], w["knowledge"], w["target"])
+            for bg, prof in zip(w["backgrounds"], (first, second), strict=True):
+                _compare(own, bg, prof, values, where)
+        if Counter(first.values()) == Counter(second.values()):
+            raise Rejected(f"{where}: the two background values have the same multiset of "
+                           f"output profiles, so a bijection exists")
+        notes.append(f"not reducible: backgrounds {w['backgrounds'][0]!r} and "
+                     f"{w['backgrounds'][1]!r} have different multisets of profiles")
+        return
+    if res["reducible"] is not True:
+        raise Rejected(f"results.reducible: {res['reducible']!r} with independent evidence")
+    tables = ev["tables"]
+    wanted = {(m, k, t) for m in range(len(spec["models"]))
+              for k in range(len(spec["knowledge"])) for t in spec["targets"]}
+    if {(e["model"], e["knowledge"], e["target"]) for e in tables} != wanted:
+        raise Rejected("evidence.tables: not one entry per data model, knowledge and target")
+    count = 0
+    for j, e in enumerate(tables):
+        where = f"evidence.tables[{j}]"
+        profs = {key(b["background"]): _profiles(b["profiles"], where, width)
+                 for b in e["backgrounds"]}
+        if why is None:
+            own = _own(spec, e["model"], e["knowledge"], e["target"])
+            covered = set()
+            for b in e["backgrounds"]:
+                covered |= set(_compare(own, b["background"], profs[key(b["background"])],
+                                        values, where))
+            if covered != set(own):
+                raise Rejected(f"{where}: background {sorted(set(own) - covered)[0]} is "
+                               f"possible but not listed")
+        order = [key(b["background"]) for b in e["backgrounds"]]
+        if [key(b["target"]) for b in e["bijections"]] != order[1:] or \
+                any(key(b["source"]) != order[0] for b in e["bijections"]):
+            raise Rejected(f"{where}.bijections: not one from the first background value to "
+                           f"each other")
+        for b in e["bijections"]:
+            src, dst = profs[key(b["source"])], profs[key(b["target"])]
+            phi = {key(o): key(p) for o, p in b["mapping"]}
+            if sorted(phi) != sorted(src) or sorted(phi.values()) != sorted(dst):
+                raise Rejected(f"{where}: the mapping from {b['source']!r} to {b['target']!r} "
+                               f"is not a bijection between their outputs")
+            for o, p in phi.items():
+                if src[o] != dst[p]:
+                    raise Rejected(f"{where}: φ({o}) = {p} but the profiles differ: "
+                                   f"{src[o]} and {dst[p]}")
+            count += 1
+    notes.append(f"reducible: {count} bijections map outputs to outputs with equal profiles"
+                 + ("; profiles re-derived by enumeration" if why is None else ""))
+
+
+def _evaluate(tree: list, values: dict) -> object:
+    head = tree[0]
+    if head == "num":
+        return q(tree[1], "claim.tree")
+    if head == "delta":
+        return values[tree[1]]
+    args = [_evaluate(t, values) for t in tree[1:]]
+    ops: dict[str, Callable] = {
+        "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+        "/": lambda a, b: a / b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+        "<=": lambda a, b: a <= b, "<": lambda a, b: a < b, ">=": lambda a, b: a >= b,
+        ">": lambda a, b: a > b, "not": lambda a: not a, "and": lambda a, b: a and b,
+        "or": lambda a, b: a or b, "implies": lambda a, b: (not a) or b,
+        "iff": lambda a, b: a == b}
+    if head not in ops:
+        raise Rejected(f"claim.tree: unknown operation {head!r}")
+    return ops[head](*args)
+
+
+def verify_prove(cert: dict, notes: list, check: Callable) -> None:
+    """Check a ``plrv prove`` certificate; ``check`` verifies a nested ``plrv check``
+    certificate (:func:`verify.verify_certificate`)."""
+    states = [p["status"] for p in cert["instances"]]
+    status = next((s for s in ("counterexample", "unknown") if s in states), "proved")
+    if cert["status"] != status:
+        raise Rejected(f"status: {cert['status']!r} but the instances give {status!r}")
+    recorded = 0
+    for j, p in enumerate(cert["instances"]):
+        where = f"instances[{j}] (target {p['target']}, {p['knowledge']})"
+        if not p["independently_checkable"]:
+            recorded += 1
+            continue
+        if p["status"] != "counterexample":
+            raise Rejected(f"{where}: only a counterexample is independently checkable")
+        out = check(p["check"])
+        if not out.verified:
+            raise Rejected(f"{where}.check: {out.reason}")
+        results, nested = p["check"]["results"], p["check"]["spec"]
+        if nested["targets"] != [p["target"]]:
+            raise Rejected(f"{where}.check: targets {nested['targets']}, not [{p['target']}]")
+        deltas = {}
+        for name, text in p["deltas"].items():
+            d = results[NOTION_OF[name]]["delta"]
+            if not isinstance(d, str) or q(d, where) != q(text, where):
+                raise Rejected(f"{where}.deltas.{name}: {text} but the check certificate "
+                               f"gives {d!r}")
+            deltas[name] = q(text, where)
+        if _evaluate(cert["claim"]["tree"], deltas) is not False:
+            raise Rejected(f"{where}: the claim {cert['claim']['text']!r} holds at these δs "
+                           f"({', '.join(f'{k} = {v}' for k, v in deltas.items())})")
+        notes.append(f"{where}: counterexample verified, "
+                     f"{', '.join(f'{k} = {v}' for k, v in deltas.items())}")
+    if recorded:
+        kept = [p for p in cert["instances"] if not p["independently_checkable"]]
+        solvers = {f"{p['solver']['name']} {p['solver']['version']}" for p in kept
+                   if "solver" in p}
+        notes.append(f"{recorded} instance(s) {', '.join(sorted({p['status'] for p in kept}))} "
+                     f"not independently checkable (recorded"
+                     f"{': ' + ', '.join(sorted(solvers)) if solvers else ''})")
