@@ -220,3 +220,17 @@ def test_large_failing_claims_keep_only_the_witness():
     assert any("omitted" in n for n in out.notes)
     with pytest.raises(BudgetExceeded, match="more than 10 cells"):
         certify_check(parse_spec(EXAMPLE7), max_cells=10)  # PPK holds: it needs its tables
+
+
+@pytest.mark.parametrize("text", ["", "{not json", "[" * 200_000], ids=["empty", "broken", "deep"])
+def test_unreadable_certificate_is_an_error_not_a_rejection(tmp_path, text):
+    """Exit 1 means 'rejected': a file that is not JSON at all is exit 2, like any bad input."""
+    from typer.testing import CliRunner
+
+    from verifier.cli import app
+
+    path = tmp_path / "c.json"
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(app, ["verify-certificate", str(path)])
+    assert result.exit_code == 2 and "not valid JSON" in result.stderr
+    assert "internal error" not in result.stderr

@@ -361,6 +361,11 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python verify.py CERTIFICATE.json", file=sys.stderr)
         return 2
+    try:
+        load(argv[0])
+    except (OSError, ValueError, RecursionError) as exc:
+        print(f"error: cannot read {argv[0]}: {exc}", file=sys.stderr)
+        return 2
     out = verify_file(argv[0])
     for note in out.notes:
         print(f"  {note}")
