@@ -9,6 +9,8 @@ Tables and keys (every key checked by name; an unknown key is an error)::
     [attacker]    target (index, list or "all"), known (indices, or a list of index lists
                   for a family Z) or knowledge ("module:function"), pairs (list of [a, b])
     [query]       epsilon, delta, notions
+    [input]       for dp: input vectors instead of [data] (verifier.io.neighbours_spec)
+    [neighbours]  for dp: the neighbouring relation (default replace-one)
     [limits]      the budgets of verifier.core.budget.CHECK_LIMITS, engine
 
 Every key is read by the typed readers of :mod:`verifier.io.keys`; every problem is a
@@ -31,11 +33,13 @@ from verifier.engines.choice import ENGINES
 from verifier.engines.joint import check_targets
 from verifier.io.files import check_kind, check_tables, read_toml
 from verifier.io.keys import Table, anything, list_of, record_value, string
+from verifier.io.neighbours_spec import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 from verifier.model.data import DataModel, check_domain, explicit, iid, independent
 from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
 from verifier.model.mechanisms import Mechanism, build_mechanism
 from verifier.model.user_code import load_function
 from verifier.notions.check import NOTIONS, Report, check_notions
+from verifier.notions.neighbours import Relation
 from verifier.notions.partial import ordered_pairs
 
 __all__ = ["Spec", "load_spec", "parse_spec", "run_spec", "COMMANDS"]
@@ -47,6 +51,8 @@ _TABLES = {
     "attacker": {"target", "known", "knowledge", "pairs"},
     "query": {"epsilon", "delta", "notions"},
     "limits": {*CHECK_LIMITS, "engine"},
+    "input": INPUT_KEYS,
+    "neighbours": NEIGHBOURS_KEYS,
 }
 COMMANDS = ("check", "sweep", "family")  # the commands that read this kind of spec
 
@@ -68,6 +74,7 @@ class Spec:
     notions: tuple[str, ...]
     budget: Budget
     engine: str
+    relation: Relation | None = None  # dp's neighbouring relation (None: replace-one)
 
 
 def load_spec(path: str | Path, command: str = "check", at: Mapping | None = None) -> Spec:
@@ -90,15 +97,27 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
                               argument="command", value=command)
     check_kind(raw, command, file)
     check_tables(raw, _TABLES, file)
-    data = Table.of(raw, "data", file, required=True)
+    given_input = Table.of(raw, "input", file)
+    data = Table.of(raw, "data", file, required=not given_input.raw)
+    if given_input.raw and data.raw:
+        raise SpecError("give either [input] (the inputs themselves) or [data], not both",
+                        file=file, key="input", value=given_input.raw)
+    neighbours = Table.of(raw, "neighbours", file)
     mech_t = Table.of(raw, "mechanism", file, required=True)
     attacker = Table.of(raw, "attacker", file)
     query = Table.of(raw, "query", file, required=True)
     limits = Table.of(raw, "limits", file)
     if command == "family":
         _family_only(query, attacker, data)
+    if command != "check" and (given_input.raw or neighbours.raw):
+        raise SpecError(f"plrv {command} does not read [input] or [neighbours] yet; use plrv "
+                        f"check", file=file, key="input" if given_input.raw else "neighbours")
 
     budget = budget_from_limits(limits.raw, CHECK_LIMITS, file)
+    inputs = None
+    if given_input.raw:
+        values, n, inputs = read_input(given_input)
+        data = Table({"values": list(values), "records": n}, "input", file)
     values = data.read("values", lambda v, k: check_domain(list_of(v, k, record_value), k),
                        missing="missing: list the values a record can take")
     data.check("values", budget.check_values, values)
@@ -131,13 +150,24 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
     eps = query.read("epsilon", parse_epsilon, missing='missing: the claimed ε, e.g. "ln(2)"')
     delta = query.rational("delta", "0", probability)
     notions = tuple(query.list_of("notions", _notion, ["dp"]))
+    if (inputs is not None or neighbours.raw) and notions != ("dp",):
+        raise query.fail("notions", "[input] and [neighbours] define classical dp's "
+                                    'inputs: write notions = ["dp"]', list(notions))
     for notion in notions:
         if notion != "dp" and model is None:
             raise data.fail("prior", f"notion {notion!r} needs a data model: give prior, "
                                      f"priors, or support and weights")
     engine = limits.string("engine", ENGINES, "auto")
+    relation = None
+    if inputs is not None or neighbours.raw:
+        relation = read_relation(neighbours, values, n, inputs, search_dir)
+    if pairs is not None and "dp" in notions:
+        raise attacker.fail("pairs", "pairs restricts the compared values of apkdp, ppkdp and "
+                                     "noiseless; dp ranges over its neighbouring relation: "
+                                     'give it in [neighbours] (relation = "pairs") or ask '
+                                     "for the other notions", attacker.raw["pairs"])
     return Spec(file, values, n, model, mech, know, targets, pairs, eps, delta, notions, budget,
-                engine)
+                engine, relation)
 
 
 def _notion(value: object, name: str) -> str:
@@ -239,4 +269,4 @@ def run_spec(spec: Spec, progress=None) -> Report:
                          models=spec.model, knowledge=spec.knowledge, targets=spec.targets,
                          pairs=spec.pairs, epsilon=spec.epsilon, delta=spec.delta,
                          notions=spec.notions, budget=spec.budget, engine=spec.engine,
-                         progress=progress)
+                         progress=progress, relation=spec.relation)

@@ -116,8 +116,14 @@ def _background(value: object) -> str:
 def witness_sentence(witness: Mapping[str, Any]) -> str:
     """Where δ is attained, as a sentence: the two databases (DP), or the target, its two
     values, the background value, the data model and the attacker (APK/PPK/noiseless)."""
+    if "inputs" in witness:  # a neighbouring relation other than replace-one
+        x, y = witness["inputs"]
+        return f"inputs {show_value(tuple(x))} and {show_value(tuple(y))} ({witness['relation']})"
     if "databases" in witness:
         d1, d2 = witness["databases"]
+        if "index" not in witness:
+            return (f"databases {show_value(tuple(d1))} and {show_value(tuple(d2))} "
+                    f"({witness.get('relation')})")
         return (f"databases {show_value(tuple(d1))} and {show_value(tuple(d2))} "
                 f"(differing in record {witness.get('index')})")
     parts = []

@@ -1,0 +1,1 @@
+"""Interoperation with privacy accountants (optional extras; see :mod:`.accounting`)."""

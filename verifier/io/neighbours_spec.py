@@ -1,0 +1,114 @@
+"""The ``[input]`` and ``[neighbours]`` tables of a check spec: what classical DP ranges over.
+
+::
+
+    [input]                 # the inputs themselves, instead of [data] records
+    coordinates = 3         # vectors of 3 integers ...
+    range = [0, 2]          # ... each in 0..2 (or: vectors = [[0, 0, 1], ...])
+    [neighbours]
+    relation = "linf"       # "replace-one", "add-remove-one", "linf", "l1", "pairs",
+    distance = 1            #   or a predicate "module:function"; pairs = [[x, y], ...]
+
+Without ``[input]`` the inputs are the databases of ``[data]`` (``records`` records over
+``values``); without ``[neighbours]`` the relation is ``replace-one`` (seed 003,
+Definition 2), or ``linf`` with distance 1 for ``[input]`` vectors.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from pathlib import Path
+
+from verifier.io.keys import Table, integer_value, list_of, record_value
+from verifier.model.user_code import load_function
+from verifier.notions.neighbours import (
+    RELATIONS,
+    Relation,
+    add_remove_one,
+    explicit_pairs,
+    predicate_relation,
+    replace_one,
+    vector_relation,
+    vectors,
+)
+
+__all__ = ["INPUT_KEYS", "NEIGHBOURS_KEYS", "read_input", "read_relation"]
+
+INPUT_KEYS = {"coordinates", "range", "vectors"}
+NEIGHBOURS_KEYS = {"relation", "distance", "pairs"}
+
+
+def _vector(value: object, name: str) -> tuple:
+    return tuple(list_of(value, name, integer_value))
+
+
+def read_input(table: Table) -> tuple[tuple, int, tuple[tuple, ...]]:
+    """``(values, coordinates, inputs)`` of an ``[input]`` table: the integers a coordinate
+    takes, the length of a vector, and every input vector."""
+    if "vectors" in table:
+        if table.given("coordinates", "range"):
+            raise table.fail("vectors", "give either vectors or coordinates and range")
+        xs = tuple(dict.fromkeys(table.list_of("vectors", _vector)))
+        lengths = sorted({len(x) for x in xs})
+        if len(lengths) != 1:
+            raise table.fail("vectors", f"vectors of different lengths {lengths}")
+        values = tuple(sorted({v for x in xs for v in x}))
+        return values, lengths[0], xs
+    coordinates = table.integer("coordinates", lo=1, hi=64,
+                                missing="missing: the length of an input vector")
+    lo, hi = table.list_of("range", integer_value, length=2,
+                           missing="missing: [lo, hi], the integers a coordinate takes")
+    if lo > hi:
+        raise table.fail("range", f"range = [{lo}, {hi}] is empty", [lo, hi])
+    count = (hi - lo + 1) ** coordinates if coordinates * (hi - lo + 1).bit_length() < 64 \
+        else 1 << 64
+    if count > 1 << 20:
+        raise table.fail("coordinates", f"{hi - lo + 1}^{coordinates} input vectors exceed "
+                                        f"1048576; use fewer coordinates or a smaller range")
+    return tuple(range(lo, hi + 1)), coordinates, vectors(coordinates, lo, hi)
+
+
+def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple, ...] | None,
+                  search_dir: Path | None) -> Relation:
+    """The relation of a ``[neighbours]`` table over ``inputs`` (``[input]`` vectors) or, when
+    ``inputs`` is None, the databases of ``records`` records over ``values``."""
+    default = "linf" if inputs is not None else "replace-one"
+    name = table.string("relation", default=default)
+    if name not in RELATIONS and ":" not in name:
+        raise table.fail("relation", f"relation = {name!r} is not one of "
+                                     f"{', '.join(RELATIONS)} or a predicate "
+                                     f'"module:function"', name)
+    extra = [k for k in table.given("distance", "pairs")
+             if not (k == "distance" and name in ("linf", "l1"))
+             and not (k == "pairs" and name == "pairs")]
+    if extra:
+        raise table.fail(extra[0], f"relation = {name!r} takes no {extra[0]}",
+                         table.raw[extra[0]])
+    if name in ("replace-one", "add-remove-one"):
+        if inputs is not None:
+            raise table.fail("relation", f"relation = {name!r} compares databases: give "
+                                         f"[data] records and values instead of [input]", name)
+        build = replace_one if name == "replace-one" else add_remove_one
+        return table.check("relation", build, values, records)
+    if inputs is None and records * max(1, (len(values) - 1).bit_length()) > 20:
+        raise table.fail("relation", f"relation = {name!r} enumerates the databases one by "
+                                     f"one: {len(values)}^{records} is too many (at most "
+                                     f"2^20); use fewer records or values", name)
+    everything = inputs if inputs is not None else tuple(product(values, repeat=records))
+    if name in ("linf", "l1"):
+        distance = table.integer("distance", lo=1, default=1)
+        return table.check("relation", vector_relation, name, distance, everything)
+    if name == "pairs":
+        known = set(everything)
+        pair = lambda v, k: list_of(v, k, lambda x, kk: tuple(list_of(  # noqa: E731
+            x, kk, record_value)), length=2)
+        pairs = table.list_of("pairs", pair, missing="missing: list [x, y] pairs of inputs")
+        for j, (x, y) in enumerate(pairs):
+            for z in (x, y):
+                if z not in known:
+                    raise table.fail("pairs", f"pairs[{j}]: {list(z)} is not an input",
+                                     [list(x), list(y)])
+        return table.check("pairs", explicit_pairs, pairs)
+    f = table.read("relation", lambda ref, k: load_function(ref, search_dir=search_dir,
+                                                            name=k))
+    return table.check("relation", predicate_relation, name, f, everything)

@@ -1,0 +1,162 @@
+"""Exact composition of privacy losses: the tight δ(ε) and ε(δ) of composed mechanisms.
+
+Running mechanisms ``M_1, …, M_k`` on the same input with independent randomness releases
+``(O_1, …, O_k)`` with ``P[M(x) = (O_1, …, O_k)] = Π_j P[M_j(x) = O_j]``, so for a pair of
+neighbours ``x ~ y`` the likelihood ratios multiply and the masses multiply: the privacy loss
+of the composition is the product of the component laws (its values add). The composed
+mechanism's tight δ at ε is (seed 003, Lemma 1; REFERENCE.md §3)::
+
+    δ(ε) = max_{x ~ y} Σ_{(r, P, Q)} max(0, P − e^ε·Q)   over the atoms of the product law
+
+Unlike :class:`~verifier.notions.loss.PrivacyLoss`, which keeps only the ratios ``> 1`` (the
+only ones that count for δ at ε ≥ 0), a :class:`LossDistribution` keeps every ratio: a ratio
+below 1 times one above 1 can exceed ``e^ε``. Masses are integers over two common scales
+(``P = p/p_scale``), so the product is a product of integers and of scales. ``max_values``
+bounds the number of distinct ratios (they can grow as ``(atoms)^k``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from gmpy2 import mpq, mpz
+
+from verifier.core.budget import Budget
+from verifier.core.distribution import Dist
+from verifier.core.epsilon import parse_epsilon
+from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.numbers import probability
+from verifier.model.mechanisms import Mechanism
+from verifier.notions.loss import PrivacyLoss, _denominator_lcm, _integer_row
+from verifier.notions.neighbours import Relation, relation_pairs
+from verifier.notions.result import Case, NotionResult, summarize
+
+__all__ = ["LossDistribution", "compose", "compose_mechanisms", "DEFAULT_MAX_VALUES"]
+
+DEFAULT_MAX_VALUES = 1_000_000  # distinct loss values kept by a composition
+
+
+@dataclass(frozen=True, slots=True)
+class LossDistribution:
+    """The whole law of the likelihood ratio of ``P`` against ``Q``.
+
+    ``atoms`` are ``(ratio, p, q)`` for every finite ratio ``> 0``, sorted and merged by ratio
+    (``P``-mass ``p/p_scale``, ``Q``-mass ``q/q_scale``); ``infinite/p_scale`` is ``P``'s mass
+    where ``Q`` has none (``L = +∞``), ``vanishing/q_scale`` is ``Q``'s mass where ``P`` has
+    none (``L = −∞``).
+    """
+
+    atoms: tuple[tuple[mpq, mpz, mpz], ...]
+    infinite: mpz
+    vanishing: mpz
+    p_scale: mpz
+    q_scale: mpz
+
+    @staticmethod
+    def of(p: Dist, q: Dist) -> LossDistribution:
+        """The privacy loss of ``P`` against ``Q`` (seed 003, Definition 4), every value."""
+        lp = _denominator_lcm(w for _, w in p.items())
+        lq = _denominator_lcm(w for _, w in q.items())
+        prow, qrow = _integer_row(p, lp), _integer_row(q, lq)
+        scale = mpq(lq, lp)
+        merged: dict[mpq, list[mpz]] = {}
+        infinite = vanishing = mpz(0)
+        for o in {**prow, **qrow}:
+            a, b = mpz(prow.get(o, 0)), mpz(qrow.get(o, 0))
+            if a == 0 and b == 0:
+                continue
+            if b == 0:
+                infinite += a
+            elif a == 0:
+                vanishing += b
+            else:
+                acc = merged.setdefault(mpq(a, b) * scale, [mpz(0), mpz(0)])
+                acc[0] += a
+                acc[1] += b
+        atoms = tuple((r, pq[0], pq[1]) for r, pq in sorted(merged.items()))
+        return LossDistribution(atoms, infinite, vanishing, mpz(lp), mpz(lq))
+
+    @property
+    def values(self) -> int:
+        """The number of distinct finite loss values."""
+        return len(self.atoms)
+
+    def privacy_loss(self) -> PrivacyLoss:
+        """The :class:`PrivacyLoss` (ratios ``> 1``) that answers δ(ε) and ε(δ)."""
+        return PrivacyLoss(tuple(a for a in self.atoms if a[0] > 1), self.infinite,
+                           self.p_scale, self.q_scale)
+
+
+def _product(a: LossDistribution, b: LossDistribution, max_values: int) -> LossDistribution:
+    merged: dict[mpq, list[mpz]] = {}
+    for ra, pa, qa in a.atoms:
+        for rb, pb, qb in b.atoms:
+            acc = merged.get(ra * rb)
+            if acc is None:
+                if len(merged) >= max_values:
+                    raise BudgetExceeded(
+                        f"max_values: composition: more than {max_values} distinct privacy "
+                        f"loss values; raise max_values or compose fewer mechanisms")
+                merged[ra * rb] = [pa * pb, qa * qb]
+            else:
+                acc[0] += pa * pb
+                acc[1] += qa * qb
+    # P-mass where the product Q vanishes: where either factor's Q does (and P does not)
+    infinite = a.infinite * b.p_scale + (a.p_scale - a.infinite) * b.infinite
+    vanishing = a.vanishing * b.q_scale + (a.q_scale - a.vanishing) * b.vanishing
+    atoms = tuple((r, pq[0], pq[1]) for r, pq in sorted(merged.items()))
+    return LossDistribution(atoms, infinite, vanishing, a.p_scale * b.p_scale,
+                            a.q_scale * b.q_scale)
+
+
+def compose(losses: Iterable[LossDistribution],
+            max_values: int = DEFAULT_MAX_VALUES) -> LossDistribution:
+    """The privacy loss of independent releases: ratios multiply, masses multiply.
+
+    >>> from verifier.core.distribution import Dist
+    >>> rr = LossDistribution.of(Dist({0: "3/4", 1: "1/4"}), Dist({0: "1/4", 1: "3/4"}))
+    >>> three = compose([rr] * 3)
+    >>> [(str(r), str(mpq(p, three.p_scale))) for r, p, _ in three.atoms]
+    [('1/27', '1/64'), ('1/3', '9/64'), ('3', '27/64'), ('27', '27/64')]
+    """
+    parts = list(losses)
+    if not parts:
+        raise InvalidArgument("compose needs at least one privacy loss", argument="losses",
+                              value=[])
+    out = parts[0]
+    for nxt in parts[1:]:
+        out = _product(out, nxt, max_values)
+    return out
+
+
+def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
+               max_values: int) -> Case:
+    loss = compose((LossDistribution.of(m(x), m(y)) for m in mechs), max_values)
+    key = "inputs" if relation.inputs else "databases"
+    return Case({"relation": relation.name, key: [list(x), list(y)],
+                 "mechanisms": [m.name for m in mechs]}, loss.privacy_loss())
+
+
+def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: object = "0",
+                       delta: object = "0", budget: Budget | None = None,
+                       max_values: int = DEFAULT_MAX_VALUES) -> NotionResult:
+    """Decide (ε, δ)-DP of ``M_1 × … × M_k`` (run on the same input, independently) under
+    ``relation``, exactly: the worst pair's product loss (a k-fold composition is
+    ``[M] * k``).
+
+    >>> from verifier.model.mechanisms import randomized_response
+    >>> from verifier.notions.neighbours import replace_one
+    >>> rr = randomized_response("3/4", [0, 1])
+    >>> r = compose_mechanisms([rr] * 3, replace_one([0, 1], 1), "ln(2)", "17/32")
+    >>> str(r.delta), str(r.epsilon), r.holds
+    ('17/32', 'ln(2)', True)
+    """
+    eps = parse_epsilon(epsilon)
+    d = probability(delta, "delta")
+    if not mechs:
+        raise InvalidArgument("compose_mechanisms needs at least one mechanism",
+                              argument="mechs", value=[])
+    cases = (_pair_case(mechs, x, y, relation, max_values)
+             for x, y in relation_pairs(relation, budget or Budget()))
+    return summarize("dp", cases, eps, d)
