@@ -15,6 +15,7 @@ import typer
 
 from verifier.io.app import FAILS, HOLDS, UNKNOWN, app
 from verifier.io.app import verdict as _verdict
+from verifier.io.executor_options import SchedulerOpt, WorkersOpt
 
 SpecArg = Annotated[Path, typer.Argument(help="A spec file (TOML).", show_default=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -79,15 +80,20 @@ def _print_json(obj: object) -> None:
 def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
           budget: BudgetOpt = None, budget_counts: CountsOpt = None, engine: EngineOpt = None,
           progress: ProgressOpt = None, certificate: CertOpt = None,
+          workers: WorkersOpt = None, scheduler: SchedulerOpt = None,
           at: Annotated[str | None, typer.Option(
               help="For a spec with [parameters]: the point, e.g. p=1/3 (default: a sample "
-                   "point).")] = None) -> int:
+                   "point).")] = None,
+          closed_form: Annotated[bool, typer.Option(
+              "--closed-form", help="Also give each notion's tight δ as an exact piecewise-"
+                                    "linear function of E = e^ε.")] = False) -> int:
     """Decide the (ε, δ) claim of SPEC for every notion it names, exactly.
 
     The claim holds when it holds for every notion.
     """
     from verifier.io.progress import ProgressBar
     from verifier.io.spec import run_spec
+    from verifier.parallel import run_on
     from verifier.symbolic.instance import point_note
     from verifier.symbolic.parameters import parse_point
 
@@ -95,20 +101,31 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
     point = parse_point(at) if at is not None else None
     note = point_note(spec, point)
     s = _load(spec, budget, budget_counts, engine, point)
-    with ProgressBar(progress, "joint tables") as bar:
+    if s.relation is not None and (certificate is not None or closed_form):
+        from verifier.core.errors import InvalidArgument
+        raise InvalidArgument("--certificate and --closed-form do not support [input] or "
+                              "[neighbours] yet")
+    with run_on(workers, scheduler), ProgressBar(progress, "joint tables") as bar:
         if certificate is None:
             report = run_spec(s, progress=bar)
         else:
             from verifier.certificates.emit import write_check_certificate
             report = write_check_certificate(s, certificate, progress=bar)
+    curves = None
+    if closed_form:
+        from verifier.symbolic.closed_form import spec_curves
+        curves = spec_curves(s)
     if json_out:
-        from verifier.io.json_out import check_json
-        _print_json(check_json(report, full) | ({"parameters": note} if note else {}))
+        from verifier.io.json_out import check_json, closed_form_json
+        _print_json(check_json(report, full) | ({"parameters": note} if note else {})
+                    | ({"closed_form": closed_form_json(curves)} if curves is not None else {}))
     else:
-        from verifier.io.terminal import print_check
+        from verifier.io.terminal import print_check, print_closed_form
         if note:
             typer.echo(f"parameters: {note}")
         print_check(s, report)
+        if curves is not None:
+            print_closed_form(curves)
     return _verdict(report.holds)
 
 
@@ -129,6 +146,8 @@ def sweep(
     budget_counts: CountsOpt = None,
     engine: EngineOpt = None,
     progress: ProgressOpt = None,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
 ) -> int:
     """Tight δ at ε and tight ε at δ of a thresholded count for each threshold (thesis Fig. 3.4).
 
@@ -138,6 +157,7 @@ def sweep(
     from verifier.io.plot import EXTENSIONS
     from verifier.io.progress import ProgressBar
     from verifier.notions.sweep import parse_range, threshold_sweep
+    from verifier.parallel import run_on
 
     _outputs(**{"--csv": (csv_out, None), "--json-file": (json_file, None),
                 "--plot": (plot, EXTENSIONS)})
@@ -146,7 +166,7 @@ def sweep(
         require_matplotlib()
     s = _load(spec, budget, budget_counts, engine)
     thresholds = parse_range(threshold)
-    with ProgressBar(progress, "thresholds") as bar:
+    with run_on(workers, scheduler), ProgressBar(progress, "thresholds") as bar:
         report = threshold_sweep(s, thresholds, number_list(p) if p else None, progress=bar)
     if csv_out is not None or json_file is not None or plot is not None:
         from verifier.io.writers import write_sweep
@@ -176,6 +196,7 @@ def guess(
              "or .svg file (needs plrv[plot]).")] = None,
     tolerance: Annotated[str | None, typer.Option(
         help="Relative width of the certified interval of the precise inversion.")] = None,
+    certificate: CertOpt = None,
 ) -> int:
     """Guessing advantage of an attacker (seed 004): exact advantage, bounds, ε from η.
 
@@ -186,24 +207,37 @@ def guess(
     """
     from verifier.io.plot import EXTENSIONS
 
-    _outputs(**{"--plot": (plot, EXTENSIONS)})
+    _outputs(**{"--plot": (plot, EXTENSIONS), "--certificate": (certificate, None)})
     if plot is not None:
         from verifier.io.plot import require_matplotlib
         require_matplotlib()
+    from verifier.core.errors import InvalidArgument
+
+    given = {"--certificate": certificate, "--tolerance": tolerance} if spec is None else \
+        {"--diameter": diameter, "--prior": prior}
+    for option, value in given.items():
+        if value is not None:
+            raise InvalidArgument(f"{option} applies only {'with' if spec is None else 'without'}"
+                                  f" SPEC", argument=option)
     if spec is None:
         return _guess_eta(eta, diameter, prior, plot, json_out)
     from dataclasses import replace
 
+    from verifier.guessing.bounds import check_tolerance
     from verifier.guessing.report import guess_report
     from verifier.io.guess_spec import load_guess_spec
-    from verifier.io.options import positive, strictly_between_0_and_1
+    from verifier.io.options import strictly_between_0_and_1
 
     s = load_guess_spec(spec)
     if eta is not None:
         s = replace(s, eta=strictly_between_0_and_1(eta, "--eta"))
     if tolerance is not None:
-        s = replace(s, tolerance=positive(tolerance, "--tolerance"))
-    rep = guess_report(s)
+        s = replace(s, tolerance=check_tolerance(tolerance, "--tolerance"))
+    if certificate is None:
+        rep = guess_report(s)
+    else:
+        from verifier.certificates.emit_guess import write_guess_certificate
+        rep = write_guess_certificate(s, certificate)
     if plot is not None:
         from verifier.io.writers import write_advantage_plot
         write_advantage_plot(plot, rep.diameter[0])
@@ -220,12 +254,14 @@ def _guess_eta(eta: str | None, diameter: str | None, prior: str | None, plot: P
                json_out: bool) -> int:
     """``plrv guess --eta --diameter [--prior]``: ε for a target advantage."""
     from verifier.core.errors import InvalidArgument
+    from verifier.guessing.bounds import check_diameter
     from verifier.guessing.report import eta_report
-    from verifier.io.options import positive, strictly_between_0_and_1
+    from verifier.io.options import strictly_between_0_and_1
 
     if eta is None or diameter is None:
         raise InvalidArgument("without SPEC give --eta and --diameter (and optionally --prior)")
-    rep = eta_report(strictly_between_0_and_1(eta, "--eta"), positive(diameter, "--diameter"),
+    rep = eta_report(strictly_between_0_and_1(eta, "--eta"),
+                     check_diameter(diameter, "--diameter"),
                      None if prior is None else strictly_between_0_and_1(prior, "--prior"))
     if plot is not None:
         from verifier.io.writers import write_advantage_plot
@@ -246,6 +282,9 @@ def pso(
     json_out: JsonOpt = False,
     full: FullOpt = False,
     progress: ProgressOpt = None,
+    certificate: CertOpt = None,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
 ) -> int:
     """Predicate singling out (seed 002): exact success, baseline, and the claim's verdict.
 
@@ -253,11 +292,17 @@ def pso(
     """
     from verifier.io.progress import ProgressBar
     from verifier.io.pso_spec import load_pso_spec
+    from verifier.parallel import run_on
     from verifier.pso.report import pso_report
 
+    _outputs(**{"--certificate": (certificate, None)})
     s = load_pso_spec(spec)
-    with ProgressBar(progress, "datasets") as bar:
-        rep = pso_report(s, progress=bar)
+    with run_on(workers, scheduler), ProgressBar(progress, "datasets") as bar:
+        if certificate is None:
+            rep = pso_report(s, progress=bar)
+        else:
+            from verifier.certificates.emit_pso import write_pso_certificate
+            rep = write_pso_certificate(s, certificate, progress=bar)
     if json_out:
         from verifier.io.json_out import pso_json
         _print_json(pso_json(s, rep, full))
@@ -324,6 +369,7 @@ def prove(
     timeout: Annotated[int, typer.Option(min=1, help="z3 time limit per instance, seconds.")]
     = 20,
     json_out: JsonOpt = False,
+    certificate: CertOpt = None,
 ) -> int:
     """Prove a claim for every value of the spec's [parameters] (z3; witnesses re-checked).
 
@@ -332,8 +378,13 @@ def prove(
     from verifier.symbolic.instance import load_symbolic
     from verifier.symbolic.prove import prove as run
 
-    rep = run(load_symbolic(spec), claim, every_epsilon=every_epsilon,
-              every_known_set=every_known_set, timeout_ms=timeout * 1000)
+    _outputs(**{"--certificate": (certificate, None)})
+    sym = load_symbolic(spec)
+    rep = run(sym, claim, every_epsilon=every_epsilon, every_known_set=every_known_set,
+              timeout_ms=timeout * 1000)
+    if certificate is not None:
+        from verifier.certificates.emit_symbolic import prove_certificate, write_certificate
+        write_certificate(prove_certificate(sym, rep), certificate)
     if json_out:
         from verifier.io.json_out import prove_json
         _print_json(prove_json(rep))
@@ -344,7 +395,7 @@ def prove(
 
 
 @app.command()
-def reducible(spec: SpecArg, json_out: JsonOpt = False) -> int:
+def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = None) -> int:
     """Is the spec's mechanism Θ-reducible (thesis Definition 59)? Bijections or a witness.
 
     0 reducible (for every parameter value), 1 not, 3 unknown.
@@ -352,8 +403,12 @@ def reducible(spec: SpecArg, json_out: JsonOpt = False) -> int:
     from verifier.symbolic.instance import load_symbolic
     from verifier.symbolic.reducibility import decide_reducible
 
+    _outputs(**{"--certificate": (certificate, None)})
     sym = load_symbolic(spec)
     res = decide_reducible(sym)
+    if certificate is not None:
+        from verifier.certificates.emit_symbolic import reducible_certificate, write_certificate
+        write_certificate(reducible_certificate(sym, res), certificate)
     if json_out:
         from verifier.io.json_out import reducible_json
         _print_json(reducible_json(res))
@@ -398,8 +453,14 @@ def verify_certificate_command(
     0 verified, 1 rejected (the first discrepancy is named).
     """
     from verifier.certificates.verify import load, verify_certificate
+    from verifier.core.errors import SpecError
 
-    out = verify_certificate(load(str(file)))
+    try:
+        cert = load(str(file))
+    except (ValueError, RecursionError) as exc:  # JSON that cannot be read is an error, not
+        raise SpecError(f"not a certificate: not valid JSON ({exc})",  # a rejection
+                        file=str(file)) from None
+    out = verify_certificate(cert)
     for note in out.notes:
         typer.echo(f"  {note}")
     typer.echo("verified" if out.verified else f"rejected: {out.reason}")
@@ -428,6 +489,19 @@ def theorems(
             typer.echo(f"{r['id']:32} {r['status']:26} {r['instances']:>5} meaningful  "
                        f"{r['seed']}")
     return HOLDS if ok else FAILS
+
+
+@app.command()
+def compose(spec: SpecArg, k: Annotated[int, typer.Option("--k", help="Runs composed.")],
+            accounting: Annotated[bool, typer.Option(
+                "--accounting", help="Also dp_accounting's pessimistic δ (plrv[accounting]).")]
+            = False) -> int:
+    """Exact δ(ε) and ε(δ) of K independent runs of SPEC's mechanism (dp; one JSON object)."""
+    from verifier.io.compose_command import compose_spec
+
+    result, holds = compose_spec(spec, k, accounting)
+    _print_json(result)
+    return _verdict(holds)
 
 
 def main() -> None:  # console-script entry point

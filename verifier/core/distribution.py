@@ -134,6 +134,9 @@ class Dist:
     def __setattr__(self, key, value):
         raise AttributeError("Dist is immutable")
 
+    def __reduce__(self):  # pickled by its exact weights (shards sent to other processes)
+        return (Dist._trusted, (dict(self._items),))
+
     # -- reading -------------------------------------------------------------
     def __getitem__(self, outcome: Hashable) -> mpq:
         return self._weights.get(outcome, mpq(0))

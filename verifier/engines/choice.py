@@ -103,7 +103,7 @@ def brute_work(data: DataModel, mech: Mechanism, know: Knowledge, targets: Seque
 
 def _brute(data, mech, know, targets, budget, progress=None):
     d = brute_work(data, mech, know, targets, budget)
-    tables = brute_force_tables(data, mech, know, targets, budget)
+    tables = brute_force_tables(data, mech, know, targets, budget, progress)
     return tables, f"brute force: {format_size(d)} databases enumerated"
 
 

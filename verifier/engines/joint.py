@@ -8,7 +8,7 @@ builds the same table from count vectors.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import reduce
 
@@ -131,9 +131,28 @@ def check_targets(targets: object, n: int) -> tuple[int, ...]:
 
 
 def brute_force_tables(data: DataModel, mech: Mechanism, know: Knowledge,
-                       targets: Sequence[int], budget: Budget | None = None
+                       targets: Sequence[int], budget: Budget | None = None,
+                       progress: Callable[[int, int], None] | None = None
                        ) -> dict[int, JointTable]:
-    """Joint tables for every target, by enumerating every database of θ once."""
+    """Joint tables for every target, by enumerating every database of θ once.
+
+    Under a parallel executor (:mod:`verifier.parallel`) the databases are sharded by a
+    prefix of records and the shards' exact integer partial tables added; ``progress(done,
+    total)`` counts completed shards.
+    """
+    from verifier.parallel import current_executor
+
+    executor = current_executor()
+    if executor.parallel:
+        from verifier.parallel import databases as sharding
+
+        sharding.check_job(data, budget)  # the budget applies to the whole job, before any shard
+        shards = sharding.database_shards(data, mech, know, targets,
+                                          sharding.SHARDS_PER_WORKER * executor.workers)
+        merged = sharding.merge_cells(executor.map(sharding.shard_cells, shards,
+                                                   [s.label for s in shards], progress),
+                                      targets)
+        return {i: JointTable.from_cells(i, data.values, merged[i]) for i in targets}
     cells: dict[int, dict] = {i: {} for i in targets}
     for db, p in data.distribution(budget).items():
         assert isinstance(db, tuple)  # the support of θ is databases

@@ -16,6 +16,7 @@ from verifier.model.data import DataModel
 from verifier.model.knowledge import Knowledge, no_knowledge
 from verifier.model.mechanisms import Mechanism
 from verifier.notions.dp import dp_cases
+from verifier.notions.neighbours import Relation, relation_cases
 from verifier.notions.partial import (
     Table,
     apk_cases,
@@ -55,8 +56,10 @@ class Analysis:
     """
 
     def __init__(self, mech: Mechanism, values: tuple, records: int, budget: Budget | None,
-                 engine: str, tables: list[Table] | None, pairs: tuple | None):
+                 engine: str, tables: list[Table] | None, pairs: tuple | None,
+                 relation: Relation | None = None):
         self.mech, self.values, self.records = mech, values, records
+        self.relation = relation  # None: replace-one over databases of ``records`` records
         self.budget, self.engine = budget, engine
         self.tables, self.pairs = tables, pairs
         self._dp_cases: list | None = None
@@ -64,6 +67,10 @@ class Analysis:
         self.info: list[str] = sorted({t.engine for t in tables}) if tables else []
 
     def _dp(self) -> list:
+        if self._dp_cases is None and self.relation is not None:
+            self._dp_cases = list(relation_cases(self.relation, self.mech, self.budget,
+                                                 self.engine))
+            self.info.insert(0, f"dp: neighbours {self.relation.describe()}")
         if self._dp_cases is None:
             by_counts = self.engine == "counts" or (self.engine == "auto" and self.mech.symmetric)
             self._dp_cases = list(dp_cases(self.mech, self.values, self.records, self.budget,
@@ -115,7 +122,7 @@ def analyse(mech: Mechanism, *, values: Sequence[Hashable], records: int,
             knowledge: Knowledge | Sequence[Knowledge] | None = None,
             targets: object = "all", pairs: Sequence | None = None,
             budget: Budget | None = None, engine: str = "auto",
-            progress: Progress | None = None) -> Analysis:
+            progress: Progress | None = None, relation: Relation | None = None) -> Analysis:
     """Build the joint tables of every θ ∈ Θ (``models``), ζ ∈ Z (``knowledge``, default:
     none) and target, ready for :meth:`Analysis.report`.
 
@@ -130,7 +137,7 @@ def analyse(mech: Mechanism, *, values: Sequence[Hashable], records: int,
         pair_list = ordered_pairs(model_list[0].values, pairs)
         tables = tables_for(model_list, know_list, mech, idx, budget,
                             build_tables(engine, progress))
-    return Analysis(mech, tuple(values), records, budget, engine, tables, pair_list)
+    return Analysis(mech, tuple(values), records, budget, engine, tables, pair_list, relation)
 
 
 def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,
@@ -139,10 +146,12 @@ def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,
                   targets: object = "all", pairs: Sequence | None = None,
                   epsilon: object = "0", delta: object = "0",
                   notions: Sequence[str] = ("dp",), budget: Budget | None = None,
-                  engine: str = "auto", progress: Progress | None = None) -> Report:
+                  engine: str = "auto", progress: Progress | None = None,
+                  relation: Relation | None = None) -> Report:
     """Decide each notion in ``notions`` for the claim (ε, δ), exactly.
 
-    ``dp`` ranges over every database of ``records`` records over ``values``; the other notions
+    ``dp`` ranges over the ordered pairs of ``relation`` (:mod:`verifier.notions.neighbours`;
+    default: every database of ``records`` records over ``values``, replace-one); the other notions
     need data models Θ (``models``) and use background knowledge Z (``knowledge``, default:
     none), for every target index in ``targets`` and every ordered pair of distinct values
     (or the given ``pairs``).
@@ -155,7 +164,7 @@ def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,
     analysis = analyse(mech, values=values, records=records,
                        models=models if partial else None, knowledge=knowledge,
                        targets=targets, pairs=pairs, budget=budget, engine=engine,
-                       progress=progress)
+                       progress=progress, relation=relation)
     return analysis.report(notions, epsilon, delta)
 
 

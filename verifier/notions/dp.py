@@ -25,6 +25,8 @@ from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism, all_databases
 from verifier.notions.loss import output_losses, privacy_loss
 from verifier.notions.result import Case, NotionResult, summarize
+from verifier.parallel import current_executor
+from verifier.parallel.databases import SHARDS_PER_WORKER
 
 __all__ = ["dp_cases", "symmetric_dp_cases", "check_dp", "LossMemo"]
 
@@ -126,6 +128,35 @@ def dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
                    f" × {n * (len(domain) - 1)} × {format_size(outs)}")
     outputs: dict[tuple, Dist] = {}
     losses = memo if memo is not None else LossMemo()
+    executor = current_executor()
+    if executor.parallel:  # the mechanism's laws, sharded by the first records of D1
+        p, heads = 0, [()]
+        while p < n - 1 and len(heads) < SHARDS_PER_WORKER * executor.workers:
+            p, heads = p + 1, list(all_databases(domain, p + 1))
+        labels = [f"databases with records 0..{p - 1} = {list(h)}" if p else "all databases"
+                  for h in heads]
+        for head, (laws, which) in zip(heads, executor.map(
+                _laws_shard, [(mech, domain, n, head) for head in heads], labels), strict=True):
+            interned = [losses.intern(law) for law in laws]
+            outputs.update(zip((head + tail for tail in all_databases(domain, n - p)),
+                               (interned[j] for j in which), strict=True))
+    yield from _brute_cases(mech, domain, n, losses, outputs)
+
+
+def _laws_shard(shard: tuple) -> tuple[list[Dist], list[int]]:
+    """``M(D)`` for the databases ``D = head + tail`` of one shard ``(mech, domain, n,
+    head)``, in lexicographic order: the distinct laws and each database's index into them."""
+    mech, domain, n, head = shard
+    index: dict[Dist, int] = {}
+    which = [index.setdefault(mech(head + tail), len(index))
+             for tail in all_databases(domain, n - len(head))]
+    return list(index), which
+
+
+def _brute_cases(mech: Mechanism, domain: tuple, n: int, losses: LossMemo,
+                 outputs: dict[tuple, Dist]) -> Iterator[Case]:
+    """Brute-force cases for every ``D1``, in lexicographic order (``outputs``: the interned
+    laws computed already)."""
 
     def run(db: tuple) -> Dist:
         if db not in outputs:

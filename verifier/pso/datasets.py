@@ -32,7 +32,8 @@ from gmpy2 import lcm, mpz
 from verifier.core.budget import Budget
 from verifier.pso.predicates import Universe
 
-__all__ = ["Lumping", "lumping", "class_count", "weighted_datasets"]
+__all__ = ["Lumping", "lumping", "class_count", "weighted_datasets", "dataset_heads",
+           "dataset_groups", "groups_shard", "with_progress"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,18 +97,36 @@ def class_count(lump: Lumping, n: int, symmetric: bool, budget: Budget) -> int:
     return budget.require_power("datasets", k, n, what, hint)
 
 
-def weighted_datasets(lump: Lumping, n: int, symmetric: bool) -> Iterator[tuple[tuple, mpz]]:
-    """``(rows, N)`` with ``P = N/d^n`` summed over the datasets ``rows`` stands for."""
+def dataset_heads(lump: Lumping, n: int, symmetric: bool, workers: int) -> list[tuple]:
+    """Shards of the enumeration for ``workers`` workers: the fewest leading class indices
+    (at most ``n − 1``) whose combinations number at least ``SHARDS_PER_WORKER·workers``, in
+    enumeration order."""
+    from verifier.parallel.databases import SHARDS_PER_WORKER
+
+    k, p = len(lump.representatives), 0
+    heads: list[tuple] = [()]
+    while p < n - 1 and len(heads) < SHARDS_PER_WORKER * workers:
+        p += 1
+        heads = list(combinations_with_replacement(range(k), p) if symmetric else
+                     product(range(k), repeat=p))
+    return heads
+
+
+def weighted_datasets(lump: Lumping, n: int, symmetric: bool, head: tuple = ()
+                      ) -> Iterator[tuple[tuple, mpz]]:
+    """``(rows, N)`` with ``P = N/d^n`` summed over the datasets ``rows`` stands for; with
+    ``head``, only those whose class indices start with ``head`` (one shard, in order)."""
     reps, nums = lump.representatives, lump.numerators
     k = len(reps)
     uniform = len(set(nums)) == 1
     if not symmetric:
+        tails = product(range(k), repeat=n - len(head))
         if uniform:
             p = nums[0] ** n
-            for idx in product(range(k), repeat=n):
+            for idx in (head + t for t in tails):
                 yield tuple(reps[j] for j in idx), p
             return
-        for idx in product(range(k), repeat=n):
+        for idx in (head + t for t in tails):
             p = mpz(1)
             for j in idx:
                 p *= nums[j]
@@ -115,7 +134,8 @@ def weighted_datasets(lump: Lumping, n: int, symmetric: bool) -> Iterator[tuple[
         return
     nf = mpz(factorial(n))
     base = nums[0] ** n * nf if uniform else None
-    for idx in combinations_with_replacement(range(k), n):
+    start = head[-1] if head else 0
+    for idx in (head + t for t in combinations_with_replacement(range(start, k), n - len(head))):
         mult, run = 1, 1
         for j in range(1, n):
             if idx[j - 1] == idx[j]:
@@ -131,3 +151,39 @@ def weighted_datasets(lump: Lumping, n: int, symmetric: bool) -> Iterator[tuple[
             for j in idx:
                 p *= nums[j]
             yield rows, p
+
+
+def with_progress(items: Iterator, total: int, progress) -> Iterator:
+    """``items``, calling ``progress(done, total)`` every 4096 items and at the end."""
+    if progress is None:
+        yield from items
+        return
+    for j, item in enumerate(items, 1):
+        if j % 4096 == 0 or j == total:
+            progress(j, total)
+        yield item
+
+
+def dataset_groups(mech, index: dict, items: Iterator) -> dict:
+    """``{output: {(present, once): weight}}``: the datasets of ``items`` grouped by the
+    values present and those present once, per output (weights over ``d^n``)."""
+    per_output: dict = {}
+    for rows, nx in items:
+        present, once = 0, 0
+        seen: dict[Hashable, int] = {}
+        for u in rows:
+            seen[u] = seen.get(u, 0) + 1
+        for u, c in seen.items():
+            present |= 1 << index[u]
+            if c == 1:
+                once |= 1 << index[u]
+        for o, po in mech.outputs(rows):
+            sigs = per_output.setdefault(o, {})
+            sigs[(present, once)] = sigs.get((present, once), 0) + (nx if po == 1 else nx * po)
+    return per_output
+
+
+def groups_shard(job: tuple) -> dict:
+    """One shard ``(classes, n, mech, index, head)`` of :func:`dataset_groups`."""
+    classes, n, mech, index, head = job
+    return dataset_groups(mech, index, weighted_datasets(classes, n, mech.symmetric, head))

@@ -38,6 +38,9 @@ from gmpy2 import mpq, mpz
 from verifier.core.budget import LIMITS, Budget
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.errors import InvalidArgument
+from verifier.parallel import current_executor
+from verifier.parallel.merge import add_in_order, add_nested_in_order, head_labels
+from verifier.pso import datasets as sharding
 from verifier.pso.datasets import Lumping, class_count, lumping, weighted_datasets
 from verifier.pso.predicates import EMPTY, Predicate, Universe
 
@@ -170,16 +173,6 @@ def dataset_count(universe: Universe, n: int, symmetric: bool) -> int:
     return comb(k + n - 1, n) if symmetric else k ** n
 
 
-def _with_progress(items: Iterator, total: int, progress) -> Iterator:
-    if progress is None:
-        yield from items
-        return
-    for j, item in enumerate(items, 1):
-        if j % 4096 == 0 or j == total:
-            progress(j, total)
-        yield item
-
-
 def datasets(universe: Universe, n: int, symmetric: bool,
              budget: Budget | int | None = None) -> Iterator[tuple[tuple, mpq]]:
     """Every dataset with its probability: sequences, or multisets with multinomial weights."""
@@ -268,12 +261,41 @@ def _predicates(choice) -> tuple:
 def _success(universe: Universe, n: int, mech: PSOMechanism, adversary, admissible: Admissible,
              budget: Budget, progress, classes: Lumping) -> SuccessResult:
     count_all = class_count(classes, n, mech.symmetric, budget)
+    executor = current_executor()
+    if executor.parallel:  # shards by the leading classes, merged in enumeration order
+        heads = sharding.dataset_heads(classes, n, mech.symmetric, executor.workers)
+        parts = executor.map(_success_shard, [(universe, n, mech, adversary, admissible, classes,
+                                               h) for h in heads], head_labels(heads), progress)
+        found = None if None in parts else (sum((p[0] for p in parts), mpz(0)), add_in_order(
+            p[1] for p in parts), sum(p[2] for p in parts))
+    else:
+        found = _success_part(universe, mech, adversary, admissible, classes,
+                              sharding.with_progress(weighted_datasets(
+                                  classes, n, mech.symmetric), count_all, progress))
+    if found is None:
+        raise _NotAUnion
+    total, weights, count = found
+    scale = classes.denominator ** n
+    return SuccessResult(mpq(total) / scale, {k: mpq(v) / scale for k, v in weights.items()},
+                         count, len(classes.representatives) if classes.lumped else None)
+
+
+def _success_shard(job: tuple) -> tuple | None:
+    """One shard of :func:`_success` (:func:`_success_part` on its datasets)."""
+    universe, n, mech, adversary, admissible, classes, head = job
+    return _success_part(universe, mech, adversary, admissible, classes,
+                         weighted_datasets(classes, n, mech.symmetric, head))
+
+
+def _success_part(universe: Universe, mech: PSOMechanism, adversary, admissible: Admissible,
+                  classes: Lumping, items: Iterator) -> tuple | None:
+    """``(total, weights, count)`` over ``d^n`` for ``items``; ``None`` if a predicate splits
+    a class."""
     total: mpz | mpq = mpz(0)  # in units of 1/d^n
     weights: dict = {}
     answers: dict = {}
     count = 0
-    for rows, nx in _with_progress(weighted_datasets(classes, n, mech.symmetric), count_all,
-                                   progress):
+    for rows, nx in items:
         count += 1
         for o, po in mech.outputs(rows):
             if o not in answers:
@@ -281,7 +303,7 @@ def _success(universe: Universe, n: int, mech: PSOMechanism, adversary, admissib
                               for choice, pa in _as_choices(adversary(o))]
                 if not all(classes.is_union(p.members)
                            for choice, _, _, _ in answers[o] for p in _predicates(choice)):
-                    raise _NotAUnion
+                    return None
             for choice, key, allowed, pa in answers[o]:
                 mass = nx if po == 1 and pa == 1 else nx * po * pa
                 weights[key] = weights.get(key, 0) + mass
@@ -294,9 +316,7 @@ def _success(universe: Universe, n: int, mech: PSOMechanism, adversary, admissib
                     ok = _isolated_row(choice.members, rows) is not None
                 if ok:
                     total += mass
-    scale = classes.denominator ** n
-    return SuccessResult(mpq(total) / scale, {k: mpq(v) / scale for k, v in weights.items()},
-                         count, len(classes.representatives) if classes.lumped else None)
+    return total, weights, count
 
 
 def _classify(universe: Universe, choice, admissible: Admissible) -> tuple:
@@ -336,20 +356,15 @@ def optimal_adversary(universe: Universe, n: int, mech: PSOMechanism, admissible
     index = {u: j for j, u in enumerate(values)}
     masks = [m for m in range(2 ** len(values))
              if admissible(universe.weight(values[j] for j in range(len(values)) if m >> j & 1))]
-    per_output: dict = {}
-    for rows, nx in _with_progress(weighted_datasets(classes, n, mech.symmetric), count_all,
-                                   progress):
-        present, once = 0, 0
-        seen: dict[Hashable, int] = {}
-        for u in rows:
-            seen[u] = seen.get(u, 0) + 1
-        for u, c in seen.items():
-            present |= 1 << index[u]
-            if c == 1:
-                once |= 1 << index[u]
-        for o, po in mech.outputs(rows):
-            sigs = per_output.setdefault(o, {})
-            sigs[(present, once)] = sigs.get((present, once), 0) + (nx if po == 1 else nx * po)
+    executor = current_executor()
+    if executor.parallel:  # shards by the leading classes, merged in enumeration order
+        heads = sharding.dataset_heads(classes, n, mech.symmetric, executor.workers)
+        jobs = [(classes, n, mech, index, h) for h in heads]
+        per_output = add_nested_in_order(executor.map(sharding.groups_shard, jobs,
+                                                      head_labels(heads), progress))
+    else:
+        per_output = sharding.dataset_groups(mech, index, sharding.with_progress(
+            weighted_datasets(classes, n, mech.symmetric), count_all, progress))
     searched = len(per_output) * len(masks)
     groups = sum(len(sigs) for sigs in per_output.values())
     b.require("predicates", len(masks) * groups,

@@ -1,0 +1,162 @@
+"""Shards on Dask: a local cluster of worker processes, or an existing cluster by address.
+
+``--workers N`` starts a :class:`distributed.LocalCluster` of ``N`` single-threaded worker
+processes on 127.0.0.1 for the duration of the command; ``--scheduler ADDRESS`` (or the
+environment variable ``PLRV_SCHEDULER``) connects to a running scheduler, whose workers must
+have plrv (and the user's spec folder, for user functions shipped by value) importable.
+Dask is the optional extra ``plrv[distributed]``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from verifier.core.errors import InvalidArgument, VerifierError
+from verifier.parallel.executor import (
+    Executor,
+    MissingDistributed,
+    Progress,
+    SerialExecutor,
+    ShardFailed,
+    use_executor,
+)
+
+__all__ = ["DaskExecutor", "executor_for", "require_distributed", "run_on",
+           "SCHEDULER_ENV"]
+
+SCHEDULER_ENV = "PLRV_SCHEDULER"
+RETRIES = 1  # a shard whose worker dies is run once more before the job fails
+CONNECT_TIMEOUT = "10s"
+
+
+def require_distributed(option: str) -> Any:
+    """The ``distributed`` module, or :class:`MissingDistributed` naming the extra."""
+    try:  # by name: the type checker runs without the optional extra
+        distributed = import_module("distributed")
+    except ImportError:
+        raise MissingDistributed(
+            f"{option} needs Dask (dask.distributed), which is not installed; install the "
+            f"distributed extra: pip install 'plrv[distributed]'") from None
+    return distributed
+
+
+def _outside_install(module: object) -> bool:
+    """A module loaded from a file outside the Python installation and plrv itself: the
+    user's own code (a spec's module, a test), which workers cannot import by name."""
+    path = getattr(module, "__file__", None)
+    if not path:
+        return False
+    here = Path(path).resolve()
+    homes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    homes.add(Path(__file__).resolve().parents[1])
+    return not any(here.is_relative_to(h) for h in homes)
+
+
+def _ship_user_code_by_value() -> None:
+    """Pickle the user's modules by value, so that workers need only plrv installed."""
+    cloudpickle = import_module("cloudpickle")  # installed with distributed
+
+    for name, module in list(sys.modules.items()):
+        if "." not in name and _outside_install(module):
+            with suppress(ValueError):  # not importable by name: pickled by value anyway
+                cloudpickle.register_pickle_by_value(module)
+
+
+def _shard_error(label: str, exc: BaseException) -> VerifierError:
+    if isinstance(exc, VerifierError):
+        return exc
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= 160 else text[:157] + "…"
+    return ShardFailed(f"shard {label} failed on the cluster: {type(exc).__name__}"
+                       + (f": {text}" if text else "") + "; no result is reported")
+
+
+class DaskExecutor(Executor):
+    """Shards as Dask tasks on ``client``'s cluster, each retried once if its worker dies."""
+
+    parallel = True
+
+    def __init__(self, client: Any, where: str):
+        self.client = client
+        self.where = where
+        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+
+    def describe(self) -> str:
+        return self.where
+
+    def map(self, fn: Callable, shards: Sequence, labels: Sequence[str],
+            progress: Progress | None = None) -> list:
+        as_completed = import_module("distributed").as_completed
+        _ship_user_code_by_value()
+        futures = [self.client.submit(fn, shard, pure=False, retries=RETRIES,
+                                      key=f"plrv-shard-{j}-{os.urandom(6).hex()}")
+                   for j, shard in enumerate(shards)]
+        index = {f.key: j for j, f in enumerate(futures)}
+        results: list = [None] * len(shards)
+        errors: dict[int, BaseException] = {}
+        done = 0
+        try:
+            for future in as_completed(futures, loop=self.client.loop):
+                j = index[future.key]
+                try:
+                    results[j] = future.result()
+                except Exception as exc:  # a worker's exception, or the worker lost
+                    errors[j] = exc
+                done += 1
+                if progress:
+                    progress(done, len(shards))
+        finally:
+            for f in futures:
+                f.release()
+        if errors:
+            j = min(errors)
+            raise _shard_error(f"{j + 1} of {len(shards)} ({labels[j]})", errors[j])
+        return results
+
+
+@contextmanager
+def executor_for(workers: int | None = None, scheduler: str | None = None
+                 ) -> Iterator[Executor]:
+    """The executor for ``--workers``/``--scheduler`` (``PLRV_SCHEDULER`` when neither is
+    given): serial without either, a local cluster of ``workers`` processes, or the cluster
+    at ``scheduler``; the local cluster and the connection are closed on exit."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise InvalidArgument(f"--workers {workers!r} is not a positive integer")
+    if scheduler is None and workers is None:
+        scheduler = os.environ.get(SCHEDULER_ENV) or None
+    if workers is not None and scheduler is not None:
+        raise InvalidArgument(f"--workers {workers} and --scheduler {scheduler!r} both given; "
+                              f"use one")
+    if workers is None and scheduler is None:
+        yield SerialExecutor()
+        return
+    distributed = require_distributed("--scheduler" if scheduler else "--workers")
+    if scheduler is not None:
+        try:
+            client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT,
+                                        set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise ShardFailed(f"--scheduler {scheduler!r}: cannot connect to a Dask "
+                              f"scheduler there ({type(exc).__name__})") from None
+        with client:
+            yield DaskExecutor(client, f"Dask scheduler {scheduler}")
+        return
+    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                       processes=True, host="127.0.0.1",
+                                       dashboard_address=":0", silence_logs=40)
+    with cluster, distributed.Client(cluster, set_as_default=False) as client:
+        yield DaskExecutor(client, f"local Dask cluster of {workers} worker processes")
+
+
+@contextmanager
+def run_on(workers: int | None = None, scheduler: str | None = None) -> Iterator[Executor]:
+    """:func:`executor_for` installed as the current executor for the enclosed work."""
+    with executor_for(workers, scheduler) as executor, use_executor(executor):
+        yield executor
