@@ -15,65 +15,21 @@ import typer
 
 from verifier.io.app import FAILS, HOLDS, UNKNOWN, app
 from verifier.io.app import verdict as _verdict
+from verifier.io.cli_common import (
+    BudgetOpt,
+    CertOpt,
+    CountsOpt,
+    EngineOpt,
+    FullOpt,
+    JsonOpt,
+    PlotOpt,
+    ProgressOpt,
+    SpecArg,
+    check_outputs,
+    load_overridden,
+    print_json,
+)
 from verifier.io.executor_options import SchedulerOpt, WorkersOpt
-
-SpecArg = Annotated[Path, typer.Argument(help="A spec file (TOML).", show_default=False)]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-FullOpt = Annotated[bool, typer.Option(
-    "--full", help="With --json: add the per-row tables (per background value, every output "
-                   "of a witness, the optimal strategy).")]
-BudgetOpt = Annotated[int | None, typer.Option(
-    "--budget", min=1, help="Largest number of databases to enumerate (spec: limits.databases).")]
-CountsOpt = Annotated[int | None, typer.Option(
-    "--budget-counts", min=1,
-    help="Largest number of count combinations (spec: limits.combinations).")]
-EngineOpt = Annotated[str | None, typer.Option(
-    "--engine", help="auto (default), brute or counts (spec: limits.engine).")]
-ProgressOpt = Annotated[bool | None, typer.Option(
-    "--progress/--no-progress",
-    help="Show a progress bar on stderr (default: when stderr is a terminal; --progress "
-         "forces it).")]
-PlotOpt = Annotated[Path | None, typer.Option(
-    "--plot", help="Draw the curves to a .png, .pdf or .svg file (needs plrv[plot]).")]
-CertOpt = Annotated[Path | None, typer.Option(
-    "--certificate", help="Also write a certificate (JSON): the evidence, for plrv "
-                          "verify-certificate.")]
-
-
-def _load(spec: Path, budget: int | None, budget_counts: int | None, engine: str | None,
-          at: dict | None = None):
-    """Read SPEC and apply the command-line overrides."""
-    from dataclasses import replace
-
-    from verifier.core.errors import InvalidArgument
-    from verifier.engines.choice import ENGINES
-    from verifier.io.spec import load_spec
-
-    s = load_spec(spec, at=at)
-    if budget is not None:
-        s = replace(s, budget=replace(s.budget, max_databases=budget))
-    if budget_counts is not None:
-        s = replace(s, budget=replace(s.budget, max_combinations=budget_counts))
-    if engine is not None:
-        if engine not in ENGINES:
-            raise InvalidArgument(f"--engine {engine!r} is not one of {', '.join(ENGINES)}")
-        s = replace(s, engine=engine)
-    return s
-
-
-def _outputs(**paths: tuple[Path | None, tuple[str, ...] | None]) -> None:
-    """Check every output path named on the command line before any work is done."""
-    from verifier.io.files import check_output_path
-
-    for option, (path, extensions) in paths.items():
-        if path is not None:
-            check_output_path(path, option, extensions)
-
-
-def _print_json(obj: object) -> None:
-    from verifier.io.json_out import dumps
-
-    typer.echo(dumps(obj))
 
 
 @app.command()
@@ -97,10 +53,10 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
     from verifier.symbolic.instance import point_note
     from verifier.symbolic.parameters import parse_point
 
-    _outputs(**{"--certificate": (certificate, None)})
+    check_outputs(**{"--certificate": (certificate, None)})
     point = parse_point(at) if at is not None else None
     note = point_note(spec, point)
-    s = _load(spec, budget, budget_counts, engine, point)
+    s = load_overridden(spec, budget, budget_counts, engine, point)
     if s.relation is not None and (certificate is not None or closed_form):
         from verifier.core.errors import InvalidArgument
         raise InvalidArgument("--certificate and --closed-form do not support [input] or "
@@ -117,7 +73,7 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
         curves = spec_curves(s)
     if json_out:
         from verifier.io.json_out import check_json, closed_form_json
-        _print_json(check_json(report, full) | ({"parameters": note} if note else {})
+        print_json(check_json(report, full) | ({"parameters": note} if note else {})
                     | ({"closed_form": closed_form_json(curves)} if curves is not None else {}))
     else:
         from verifier.io.terminal import print_check, print_closed_form
@@ -159,12 +115,12 @@ def sweep(
     from verifier.notions.sweep import parse_range, threshold_sweep
     from verifier.parallel import run_on
 
-    _outputs(**{"--csv": (csv_out, None), "--json-file": (json_file, None),
+    check_outputs(**{"--csv": (csv_out, None), "--json-file": (json_file, None),
                 "--plot": (plot, EXTENSIONS)})
     if plot is not None:
         from verifier.io.plot import require_matplotlib
         require_matplotlib()
-    s = _load(spec, budget, budget_counts, engine)
+    s = load_overridden(spec, budget, budget_counts, engine)
     thresholds = parse_range(threshold)
     with run_on(workers, scheduler), ProgressBar(progress, "thresholds") as bar:
         report = threshold_sweep(s, thresholds, number_list(p) if p else None, progress=bar)
@@ -173,7 +129,7 @@ def sweep(
         write_sweep(report, csv_out, json_file, plot)
     if json_out:
         from verifier.io.json_out import sweep_json
-        _print_json(sweep_json(report))
+        print_json(sweep_json(report))
     else:
         from verifier.io.terminal import print_sweep
         print_sweep(report)
@@ -207,7 +163,7 @@ def guess(
     """
     from verifier.io.plot import EXTENSIONS
 
-    _outputs(**{"--plot": (plot, EXTENSIONS), "--certificate": (certificate, None)})
+    check_outputs(**{"--plot": (plot, EXTENSIONS), "--certificate": (certificate, None)})
     if plot is not None:
         from verifier.io.plot import require_matplotlib
         require_matplotlib()
@@ -243,7 +199,7 @@ def guess(
         write_advantage_plot(plot, rep.diameter[0])
     if json_out:
         from verifier.io.json_out import guess_json
-        _print_json(guess_json(rep))
+        print_json(guess_json(rep))
     else:
         from verifier.io.terminal import print_guess
         print_guess(s, rep)
@@ -268,7 +224,7 @@ def _guess_eta(eta: str | None, diameter: str | None, prior: str | None, plot: P
         write_advantage_plot(plot, rep.diameter)
     if json_out:
         from verifier.io.json_out import eta_json
-        _print_json(eta_json(rep))
+        print_json(eta_json(rep))
     else:
         from verifier.io.terminal import print_eta
         print_eta(rep)
@@ -295,7 +251,7 @@ def pso(
     from verifier.parallel import run_on
     from verifier.pso.report import pso_report
 
-    _outputs(**{"--certificate": (certificate, None)})
+    check_outputs(**{"--certificate": (certificate, None)})
     s = load_pso_spec(spec)
     with run_on(workers, scheduler), ProgressBar(progress, "datasets") as bar:
         if certificate is None:
@@ -305,7 +261,7 @@ def pso(
             rep = write_pso_certificate(s, certificate, progress=bar)
     if json_out:
         from verifier.io.json_out import pso_json
-        _print_json(pso_json(s, rep, full))
+        print_json(pso_json(s, rep, full))
     else:
         from verifier.io.terminal import print_pso
         print_pso(s, rep)
@@ -346,149 +302,13 @@ def family(
         raise InvalidArgument(f"{option} {text!r}: {exc}", argument=option) from None
     if json_out:
         from verifier.io.json_out import family_json
-        _print_json(family_json(res, mechanism=s.mechanism.name, records=s.records,
+        print_json(family_json(res, mechanism=s.mechanism.name, records=s.records,
                                 epsilon=s.epsilon, delta=s.delta))
     else:
         from verifier.io.terminal import print_family
         print_family(res, mechanism=s.mechanism.name, records=s.records, epsilon=s.epsilon,
                      delta=s.delta)
     return {"holds": HOLDS, "fails": FAILS}.get(res.status, UNKNOWN)
-
-
-@app.command()
-def prove(
-    spec: SpecArg,
-    claim: Annotated[str, typer.Option(
-        help='lemma4, lemma5, lemma6, theorem2, apk-le-ppk, or an expression over apk, ppk, '
-             'noiseless, dp such as "apk <= 2*ppk".')],
-    every_epsilon: Annotated[bool, typer.Option(
-        "--every-epsilon", help="Decide the claim for every ε ≥ 0 at once (E = e^ε free).")]
-    = False,
-    every_known_set: Annotated[bool, typer.Option(
-        "--every-known-set", help="Every target with every set of known records.")] = False,
-    timeout: Annotated[int, typer.Option(min=1, help="z3 time limit per instance, seconds.")]
-    = 20,
-    json_out: JsonOpt = False,
-    certificate: CertOpt = None,
-) -> int:
-    """Prove a claim for every value of the spec's [parameters] (z3; witnesses re-checked).
-
-    0 proved, 1 a counterexample confirmed by the exact engine, 3 unknown.
-    """
-    from verifier.symbolic.instance import load_symbolic
-    from verifier.symbolic.prove import prove as run
-
-    _outputs(**{"--certificate": (certificate, None)})
-    sym = load_symbolic(spec)
-    rep = run(sym, claim, every_epsilon=every_epsilon, every_known_set=every_known_set,
-              timeout_ms=timeout * 1000)
-    if certificate is not None:
-        from verifier.certificates.emit_symbolic import prove_certificate, write_certificate
-        write_certificate(prove_certificate(sym, rep), certificate)
-    if json_out:
-        from verifier.io.json_out import prove_json
-        _print_json(prove_json(rep))
-    else:
-        from verifier.io.terminal import print_prove
-        print_prove(rep)
-    return {"proved": HOLDS, "counterexample": FAILS}.get(rep.status, UNKNOWN)
-
-
-@app.command()
-def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = None) -> int:
-    """Is the spec's mechanism Θ-reducible (thesis Definition 59)? Bijections or a witness.
-
-    0 reducible (for every parameter value), 1 not, 3 unknown.
-    """
-    from verifier.symbolic.instance import load_symbolic
-    from verifier.symbolic.reducibility import decide_reducible
-
-    _outputs(**{"--certificate": (certificate, None)})
-    sym = load_symbolic(spec)
-    res = decide_reducible(sym)
-    if certificate is not None:
-        from verifier.certificates.emit_symbolic import reducible_certificate, write_certificate
-        write_certificate(reducible_certificate(sym, res), certificate)
-    if json_out:
-        from verifier.io.json_out import reducible_json
-        _print_json(reducible_json(res))
-    else:
-        from verifier.io.terminal import print_reducible
-        print_reducible(res, sym.parameters.describe())
-    return _verdict(res.reducible)
-
-
-@app.command()
-def search(
-    name: Annotated[str, typer.Argument(help="A registered conjecture, e.g. apk-le-ppk.",
-                                        show_default=False)],
-    records: Annotated[int, typer.Option(min=1, max=3, help="Largest number of records.")] = 3,
-    examples: Annotated[int, typer.Option(min=0, help="Hypothesis examples.")] = 200,
-    json_out: JsonOpt = False,
-) -> int:
-    """Search a minimised counterexample to a registered conjecture.
-
-    1 a counterexample (re-checked exactly), 3 none found (evidence, never a proof).
-    """
-    from verifier.symbolic.conjectures import SearchBudget, conjecture
-    from verifier.symbolic.conjectures import search as run
-
-    res = run(conjecture(name), SearchBudget(max_records=records, examples=examples))
-    if json_out:
-        from verifier.io.json_out import search_json
-        _print_json(search_json(res))
-    else:
-        from verifier.io.terminal import print_search
-        print_search(res)
-    return FAILS if res.found else UNKNOWN
-
-
-@app.command("verify-certificate")
-def verify_certificate_command(
-    file: Annotated[Path, typer.Argument(help="A certificate written by --certificate.",
-                                         show_default=False)],
-) -> int:
-    """Re-check a certificate with the independent checker (standard library only).
-
-    0 verified, 1 rejected (the first discrepancy is named).
-    """
-    from verifier.certificates.verify import load, verify_certificate
-    from verifier.core.errors import SpecError
-
-    try:
-        cert = load(str(file))
-    except (ValueError, RecursionError) as exc:  # JSON that cannot be read is an error, not
-        raise SpecError(f"not a certificate: not valid JSON ({exc})",  # a rejection
-                        file=str(file)) from None
-    out = verify_certificate(cert)
-    for note in out.notes:
-        typer.echo(f"  {note}")
-    typer.echo("verified" if out.verified else f"rejected: {out.reason}")
-    return HOLDS if out.verified else FAILS
-
-
-@app.command()
-def theorems(
-    json_out: JsonOpt = False,
-    markdown: Annotated[bool, typer.Option("--markdown", help="Print docs/theorems.md.")]
-    = False,
-) -> int:
-    """Run the theorem records of proofs/: one row per seed statement, with its status.
-
-    0 every record gives its expected verdict, 1 one does not.
-    """
-    from verifier.certificates.records import theorem_rows, theorems_markdown
-
-    table, ok = theorem_rows()
-    if json_out:
-        _print_json(table)
-    elif markdown:
-        typer.echo(theorems_markdown(table), nl=False)
-    else:
-        for r in table:
-            typer.echo(f"{r['id']:32} {r['status']:26} {r['instances']:>5} meaningful  "
-                       f"{r['seed']}")
-    return HOLDS if ok else FAILS
 
 
 @app.command()
@@ -500,8 +320,12 @@ def compose(spec: SpecArg, k: Annotated[int, typer.Option("--k", help="Runs comp
     from verifier.io.compose_command import compose_spec
 
     result, holds = compose_spec(spec, k, accounting)
-    _print_json(result)
+    print_json(result)
     return _verdict(holds)
+
+
+# the commands about proofs and evidence register themselves on the same application
+from verifier import cli_proofs  # noqa: E402, F401
 
 
 def main() -> None:  # console-script entry point

@@ -1,0 +1,156 @@
+"""``plrv`` commands about proofs and evidence: ``prove``, ``reducible``, ``search``,
+``verify-certificate`` and ``theorems`` (registered on the same application as
+:mod:`verifier.cli`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from verifier.io.app import FAILS, HOLDS, UNKNOWN, app
+from verifier.io.app import verdict as _verdict
+from verifier.io.cli_common import (
+    CertOpt,
+    JsonOpt,
+    SpecArg,
+    check_outputs,
+    print_json,
+)
+
+
+@app.command()
+def prove(
+    spec: SpecArg,
+    claim: Annotated[str, typer.Option(
+        help='lemma4, lemma5, lemma6, theorem2, apk-le-ppk, or an expression over apk, ppk, '
+             'noiseless, dp such as "apk <= 2*ppk".')],
+    every_epsilon: Annotated[bool, typer.Option(
+        "--every-epsilon", help="Decide the claim for every ε ≥ 0 at once (E = e^ε free).")]
+    = False,
+    every_known_set: Annotated[bool, typer.Option(
+        "--every-known-set", help="Every target with every set of known records.")] = False,
+    timeout: Annotated[int, typer.Option(min=1, help="z3 time limit per instance, seconds.")]
+    = 20,
+    json_out: JsonOpt = False,
+    certificate: CertOpt = None,
+) -> int:
+    """Prove a claim for every value of the spec's [parameters] (z3; witnesses re-checked).
+
+    0 proved, 1 a counterexample confirmed by the exact engine, 3 unknown.
+    """
+    from verifier.symbolic.instance import load_symbolic
+    from verifier.symbolic.prove import prove as run
+
+    check_outputs(**{"--certificate": (certificate, None)})
+    sym = load_symbolic(spec)
+    rep = run(sym, claim, every_epsilon=every_epsilon, every_known_set=every_known_set,
+              timeout_ms=timeout * 1000)
+    if certificate is not None:
+        from verifier.certificates.emit_symbolic import prove_certificate, write_certificate
+        write_certificate(prove_certificate(sym, rep), certificate)
+    if json_out:
+        from verifier.io.json_out import prove_json
+        print_json(prove_json(rep))
+    else:
+        from verifier.io.terminal import print_prove
+        print_prove(rep)
+    return {"proved": HOLDS, "counterexample": FAILS}.get(rep.status, UNKNOWN)
+
+
+@app.command()
+def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = None) -> int:
+    """Is the spec's mechanism Θ-reducible (thesis Definition 59)? Bijections or a witness.
+
+    0 reducible (for every parameter value), 1 not, 3 unknown.
+    """
+    from verifier.symbolic.instance import load_symbolic
+    from verifier.symbolic.reducibility import decide_reducible
+
+    check_outputs(**{"--certificate": (certificate, None)})
+    sym = load_symbolic(spec)
+    res = decide_reducible(sym)
+    if certificate is not None:
+        from verifier.certificates.emit_symbolic import reducible_certificate, write_certificate
+        write_certificate(reducible_certificate(sym, res), certificate)
+    if json_out:
+        from verifier.io.json_out import reducible_json
+        print_json(reducible_json(res))
+    else:
+        from verifier.io.terminal import print_reducible
+        print_reducible(res, sym.parameters.describe())
+    return _verdict(res.reducible)
+
+
+@app.command()
+def search(
+    name: Annotated[str, typer.Argument(help="A registered conjecture, e.g. apk-le-ppk.",
+                                        show_default=False)],
+    records: Annotated[int, typer.Option(min=1, max=3, help="Largest number of records.")] = 3,
+    examples: Annotated[int, typer.Option(min=0, help="Hypothesis examples.")] = 200,
+    json_out: JsonOpt = False,
+) -> int:
+    """Search a minimised counterexample to a registered conjecture.
+
+    1 a counterexample (re-checked exactly), 3 none found (evidence, never a proof).
+    """
+    from verifier.symbolic.conjectures import SearchBudget, conjecture
+    from verifier.symbolic.conjectures import search as run
+
+    res = run(conjecture(name), SearchBudget(max_records=records, examples=examples))
+    if json_out:
+        from verifier.io.json_out import search_json
+        print_json(search_json(res))
+    else:
+        from verifier.io.terminal import print_search
+        print_search(res)
+    return FAILS if res.found else UNKNOWN
+
+
+@app.command("verify-certificate")
+def verify_certificate_command(
+    file: Annotated[Path, typer.Argument(help="A certificate written by --certificate.",
+                                         show_default=False)],
+) -> int:
+    """Re-check a certificate with the independent checker (standard library only).
+
+    0 verified, 1 rejected (the first discrepancy is named).
+    """
+    from verifier.certificates.verify import load, verify_certificate
+    from verifier.core.errors import SpecError
+
+    try:
+        cert = load(str(file))
+    except (ValueError, RecursionError) as exc:  # JSON that cannot be read is an error, not
+        raise SpecError(f"not a certificate: not valid JSON ({exc})",  # a rejection
+                        file=str(file)) from None
+    out = verify_certificate(cert)
+    for note in out.notes:
+        typer.echo(f"  {note}")
+    typer.echo("verified" if out.verified else f"rejected: {out.reason}")
+    return HOLDS if out.verified else FAILS
+
+
+@app.command()
+def theorems(
+    json_out: JsonOpt = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print docs/theorems.md.")]
+    = False,
+) -> int:
+    """Run the theorem records of proofs/: one row per seed statement, with its status.
+
+    0 every record gives its expected verdict, 1 one does not.
+    """
+    from verifier.certificates.records import theorem_rows, theorems_markdown
+
+    table, ok = theorem_rows()
+    if json_out:
+        print_json(table)
+    elif markdown:
+        typer.echo(theorems_markdown(table), nl=False)
+    else:
+        for r in table:
+            typer.echo(f"{r['id']:32} {r['status']:26} {r['instances']:>5} meaningful  "
+                       f"{r['seed']}")
+    return HOLDS if ok else FAILS

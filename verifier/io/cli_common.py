@@ -1,0 +1,67 @@
+"""What the ``plrv`` commands share: the option types, reading a spec with the command-line
+overrides, checking output paths before any work, and printing JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+SpecArg = Annotated[Path, typer.Argument(help="A spec file (TOML).", show_default=False)]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+FullOpt = Annotated[bool, typer.Option(
+    "--full", help="With --json: add the per-row tables (per background value, every output "
+                   "of a witness, the optimal strategy).")]
+BudgetOpt = Annotated[int | None, typer.Option(
+    "--budget", min=1, help="Largest number of databases to enumerate (spec: limits.databases).")]
+CountsOpt = Annotated[int | None, typer.Option(
+    "--budget-counts", min=1,
+    help="Largest number of count combinations (spec: limits.combinations).")]
+EngineOpt = Annotated[str | None, typer.Option(
+    "--engine", help="auto (default), brute or counts (spec: limits.engine).")]
+ProgressOpt = Annotated[bool | None, typer.Option(
+    "--progress/--no-progress",
+    help="Show a progress bar on stderr (default: when stderr is a terminal; --progress "
+         "forces it).")]
+PlotOpt = Annotated[Path | None, typer.Option(
+    "--plot", help="Draw the curves to a .png, .pdf or .svg file (needs plrv[plot]).")]
+CertOpt = Annotated[Path | None, typer.Option(
+    "--certificate", help="Also write a certificate (JSON): the evidence, for plrv "
+                          "verify-certificate.")]
+
+
+def load_overridden(spec: Path, budget: int | None, budget_counts: int | None, engine: str | None,
+          at: dict | None = None):
+    """Read SPEC and apply the command-line overrides."""
+    from dataclasses import replace
+
+    from verifier.core.errors import InvalidArgument
+    from verifier.engines.choice import ENGINES
+    from verifier.io.spec import load_spec
+
+    s = load_spec(spec, at=at)
+    if budget is not None:
+        s = replace(s, budget=replace(s.budget, max_databases=budget))
+    if budget_counts is not None:
+        s = replace(s, budget=replace(s.budget, max_combinations=budget_counts))
+    if engine is not None:
+        if engine not in ENGINES:
+            raise InvalidArgument(f"--engine {engine!r} is not one of {', '.join(ENGINES)}")
+        s = replace(s, engine=engine)
+    return s
+
+
+def check_outputs(**paths: tuple[Path | None, tuple[str, ...] | None]) -> None:
+    """Check every output path named on the command line before any work is done."""
+    from verifier.io.files import check_output_path
+
+    for option, (path, extensions) in paths.items():
+        if path is not None:
+            check_output_path(path, option, extensions)
+
+
+def print_json(obj: object) -> None:
+    from verifier.io.json_out import dumps
+
+    typer.echo(dumps(obj))
