@@ -71,3 +71,28 @@ def test_refusals(model, mech, message):
     with pytest.raises(InvalidArgument) as info:
         certified_partial(mech, model, known_indices([0]), 2, "ln(2)")
     assert str(info.value) == message
+
+
+def test_check_mode_certified_encloses_the_exact_value():
+    """plrv check --mode certified: every interval contains the exact δ of plrv check (the
+    exact engine), is marked not exact, and the verdicts and exit code agree with it."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from verifier.cli import app
+
+    sys.set_int_max_str_digits(0)
+    spec = str(Path(__file__).resolve().parent.parent / "examples" / "example7_small.toml")
+    runner = CliRunner()
+    exact = runner.invoke(app, ["check", spec, "--json"])
+    certified = runner.invoke(app, ["check", spec, "--json", "--mode", "certified"])
+    assert certified.exit_code == exact.exit_code
+    e, c = json.loads(exact.stdout), json.loads(certified.stdout)
+    assert set(c) <= set(e) and c
+    for notion, enc in c.items():
+        lo, hi = (mpq(x) for x in enc["delta_interval"])
+        assert lo <= mpq(e[notion]["delta"]) <= hi and enc["exact"] is False
+        assert enc["holds"] == e[notion]["holds"]

@@ -42,10 +42,15 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
                    "point).")] = None,
           closed_form: Annotated[bool, typer.Option(
               "--closed-form", help="Also give each notion's tight δ as an exact piecewise-"
-                                    "linear function of E = e^ε.")] = False) -> int:
+                                    "linear function of E = e^ε.")] = False,
+          mode: Annotated[str, typer.Option(
+              "--mode", help="exact (default), or certified: APK/PPK δ as certified intervals "
+                             "(ball arithmetic) beyond exact reach; never exact.")] = "exact",
+          ) -> int:
     """Decide the (ε, δ) claim of SPEC for every notion it names, exactly.
 
-    The claim holds when it holds for every notion.
+    The claim holds when it holds for every notion. With --mode certified the verdict is
+    given only when the certified interval decides it, else the status is 3 (unknown).
     """
     from verifier.io.progress import ProgressBar
     from verifier.io.spec import run_spec
@@ -56,7 +61,24 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
     check_outputs(**{"--certificate": (certificate, None)})
     point = parse_point(at) if at is not None else None
     note = point_note(spec, point)
+    if mode not in ("exact", "certified"):
+        from verifier.core.errors import InvalidArgument
+        raise InvalidArgument(f"--mode {mode!r} is not exact or certified", argument="--mode")
     s = load_overridden(spec, budget, budget_counts, engine, point)
+    if mode == "certified":
+        if certificate is not None or closed_form or full:
+            from verifier.core.errors import InvalidArgument
+            raise InvalidArgument("--mode certified gives intervals: it takes no "
+                                  "--certificate, --closed-form or --full", argument="--mode")
+        from verifier.io.spec import run_spec_certified
+        certified = run_spec_certified(s)
+        if json_out:
+            from verifier.io.json_out import certified_json
+            print_json(certified_json(certified))
+        else:
+            from verifier.io.terminal import print_certified
+            print_certified(certified)
+        return int(certified.exit_code)
     if s.relation is not None and (certificate is not None or closed_form):
         from verifier.core.errors import InvalidArgument
         raise InvalidArgument("--certificate and --closed-form do not support [input] or "

@@ -324,3 +324,13 @@ def closed_form_json(curves) -> dict:
 
 
 __all__ += ["closed_form_json"]
+
+
+def certified_json(report) -> dict:
+    """``check --mode certified --json``: per notion the certified interval (exact rational
+    ends), its relative width and the verdict (``null`` when the interval does not decide)."""
+    return {name: {"delta_interval": [str(r.lo), str(r.hi)],
+                   "relative_width_approx": decimal_string(r.relative_width, 3),
+                   "holds": report.verdicts[name], "exact": False,
+                   "precision_bits": report.precision}
+            for name, r in report.results.items()}

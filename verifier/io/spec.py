@@ -270,3 +270,21 @@ def run_spec(spec: Spec, progress=None) -> Report:
                          pairs=spec.pairs, epsilon=spec.epsilon, delta=spec.delta,
                          notions=spec.notions, budget=spec.budget, engine=spec.engine,
                          progress=progress, relation=spec.relation)
+
+
+def run_spec_certified(spec: Spec):
+    """``plrv check --mode certified``: certified enclosures (ball arithmetic) of the APK and
+    PPK δ of a spec whose single data model has i.i.d. records on two values, whose single
+    attacker knows a set of records, and which names one target
+    (:func:`verifier.engines.enclosure.certified_partial`). The result is never exact."""
+    from verifier.engines.enclosure import certified_partial
+
+    if not isinstance(spec.model, DataModel) or isinstance(spec.knowledge, tuple):
+        raise SpecError("--mode certified needs one data model and one attacker, not families",
+                        file=spec.path, key="data")
+    targets = spec.targets if isinstance(spec.targets, list) else [spec.targets]
+    if len(targets) != 1 or not isinstance(targets[0], int) or isinstance(targets[0], bool):
+        raise SpecError("--mode certified needs one target index", file=spec.path,
+                        key="attacker.target", value=spec.targets)
+    return certified_partial(spec.mechanism, spec.model, spec.knowledge,  # type: ignore[arg-type]
+                             targets[0], spec.epsilon, spec.delta, spec.notions)

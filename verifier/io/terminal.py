@@ -386,3 +386,11 @@ def print_closed_form(curves, c: Console | None = None) -> None:
 
 
 __all__ += ["print_closed_form"]
+
+
+def print_certified(report) -> None:
+    """``check --mode certified``: one line per notion, marked as an enclosure (not exact)."""
+    from verifier.engines.enclosure import describe
+
+    for name, line in describe(report).items():
+        print(f"{name}: {line}")
