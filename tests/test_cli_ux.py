@@ -371,3 +371,15 @@ def test_digits_of_other_scripts_are_not_numbers(tmp_path):
     result = runner.invoke(app, ["check", str(spec)])
     assert result.exit_code == 2 and "data.prior" in result.stderr
     assert "internal error" not in result.stderr
+
+
+def test_check_of_a_plain_spec_loads_neither_sympy_nor_z3():
+    """Start-up: sympy and z3 are imported only for specs that need them ([parameters],
+    --at, prove, reducible, family); a plain check stays fast."""
+    code = ("import sys\nfrom verifier.cli import main\n"
+            f"sys.argv = ['plrv', 'check', {str(EXAMPLES / 'randomized_response.toml')!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('sympy', 'z3', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -52,15 +52,18 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
     The claim holds when it holds for every notion. With --mode certified the verdict is
     given only when the certified interval decides it, else the status is 3 (unknown).
     """
+    from verifier.io.files import read_toml
     from verifier.io.progress import ProgressBar
     from verifier.io.spec import run_spec
     from verifier.parallel import run_on
-    from verifier.symbolic.instance import point_note
-    from verifier.symbolic.parameters import parse_point
 
     check_outputs(**{"--certificate": (certificate, None)})
-    point = parse_point(at) if at is not None else None
-    note = point_note(spec, point)
+    point = note = None
+    if at is not None or "parameters" in read_toml(spec):  # sympy only for such specs
+        from verifier.symbolic.instance import point_note
+        from verifier.symbolic.parameters import parse_point
+        point = parse_point(at) if at is not None else None
+        note = point_note(spec, point)
     if mode not in ("exact", "certified"):
         from verifier.core.errors import InvalidArgument
         raise InvalidArgument(f"--mode {mode!r} is not exact or certified", argument="--mode")
