@@ -383,3 +383,10 @@ def test_check_of_a_plain_spec_loads_neither_sympy_nor_z3():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("command, example", [("check", "randomized_response.toml"),
+                                              ("pso", "pso_full.toml")])
+def test_full_without_json_is_refused_not_ignored(command, example):
+    result = runner.invoke(app, [command, str(EXAMPLES / example), "--full"])
+    assert result.exit_code == 2 and "--full" in result.stderr

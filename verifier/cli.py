@@ -26,6 +26,7 @@ from verifier.io.cli_common import (
     ProgressOpt,
     SpecArg,
     check_outputs,
+    full_needs_json,
     load_overridden,
     print_json,
 )
@@ -57,6 +58,7 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
     from verifier.io.spec import run_spec
     from verifier.parallel import run_on
 
+    full_needs_json(full, json_out)
     check_outputs(**{"--certificate": (certificate, None)})
     point = note = None
     if at is not None or "parameters" in read_toml(spec):  # sympy only for such specs
@@ -276,6 +278,7 @@ def pso(
     from verifier.parallel import run_on
     from verifier.pso.report import pso_report
 
+    full_needs_json(full, json_out)
     check_outputs(**{"--certificate": (certificate, None)})
     s = load_pso_spec(spec)
     with run_on(workers, scheduler), ProgressBar(progress, "datasets") as bar:

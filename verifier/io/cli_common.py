@@ -65,3 +65,11 @@ def print_json(obj: object) -> None:
     from verifier.io.json_out import dumps
 
     typer.echo(dumps(obj))
+
+
+def full_needs_json(full: bool, json_out: bool) -> None:
+    """``--full`` adds rows to the JSON only: alone it would be ignored, so it is refused."""
+    if full and not json_out:
+        from verifier.core.errors import InvalidArgument
+        raise InvalidArgument("--full goes with --json (it adds the per-row tables to the JSON)",
+                              argument="--full")
