@@ -52,22 +52,23 @@ def dp_accounting() -> Any:
 
 def _float(x: mpq) -> float:
     """The float nearest ``x`` (int / int is correctly rounded)."""
-    return int(x.numerator) / int(x.denominator)
+    return int(x.numerator) / int(x.denominator)  # float ok: a value handed to dp_accounting
 
 
 def _log(x: mpq) -> float:
     """An approximation of ``ln x`` (a starting point, corrected exactly by the callers)."""
+    # float ok: a first guess only; ceil_log and epsilon_float correct it by exact comparison
     return math.log(int(x.numerator)) - math.log(int(x.denominator))
 
 
 def _float_up(x: mpq) -> float:
     f = _float(x)
-    return math.nextafter(f, math.inf) if mpq(f) < x else f
+    return math.nextafter(f, math.inf) if mpq(f) < x else f  # float ok: for dp_accounting
 
 
 def _float_down(x: mpq) -> float:
     f = _float(x)
-    return math.nextafter(f, -math.inf) if mpq(f) > x else f
+    return math.nextafter(f, -math.inf) if mpq(f) > x else f  # float ok: for dp_accounting
 
 
 def _exceeds(r: mpq, nats: mpq) -> bool:
@@ -79,14 +80,14 @@ def ceil_log(r: mpq, h: mpq) -> int:
     """``⌈ln(r)/h⌉`` for rationals ``r > 0``, ``h > 0``, exact: the least ``k`` with
     ``e^{k·h} ≥ r``."""
     if r >= 1:
-        k = max(0, math.ceil(_log(r) / _float(h)) - 1)
+        k = max(0, math.ceil(_log(r) / _float(h)) - 1)  # float ok: guess, corrected below
         while _exceeds(r, k * h):
             k += 1
         while k > 0 and not _exceeds(r, (k - 1) * h):
             k -= 1
         return k
     s = 1 / r  # ⌈−ln(s)/h⌉ = −⌊ln(s)/h⌋, the largest m with e^{m·h} ≤ s
-    m = max(0, math.floor(_log(s) / _float(h)) - 1)
+    m = max(0, math.floor(_log(s) / _float(h)) - 1)  # float ok: guess, corrected below
     while compare_exp(s, Epsilon.of_nats((m + 1) * h)) >= 0:
         m += 1
     while m > 0 and compare_exp(s, Epsilon.of_nats(m * h)) < 0:
@@ -96,7 +97,7 @@ def ceil_log(r: mpq, h: mpq) -> int:
 
 def _interval(interval: object) -> tuple[float, mpq]:
     h = positive(interval, "interval")
-    f = _float(h)
+    f = _float(h)  # float ok: dp_accounting's grid; the exact rounding uses mpq(f)
     return f, mpq(f)  # dp_accounting works with the float; the rounding uses its exact value
 
 
@@ -114,7 +115,9 @@ def to_pld(loss: LossDistribution, interval: object = "1/10000") -> Any:
 
 
 def epsilon_float(eps: Epsilon) -> float:
-    """A float ``≤ ε`` (the accountant is asked at a point no larger than the claim)."""
+    """A float ``≤ ε`` (the accountant is asked at a point no larger than the claim).
+
+    float ok: the argument of dp_accounting's own (float) δ; never on plrv's exact path."""
     if eps.infinite:
         return math.inf
     if eps.base is not None:

@@ -117,6 +117,7 @@ def plot_advantage(path: str | Path, diameter, priors=("1/100", "1/20", "1/10", 
         p = float(Fraction(p_text))  # float ok: plot coordinate
         ax.plot(xs, [1 / (1 + math.exp(-e * R) * (1 - p) / p) - p for e in xs],  # float ok
                 label=f"prior {p_text}")
+    # float ok: plot coordinates only
     ax.plot(xs, [math.tanh(R * e / 4) for e in xs], "k--", label="worst prior: tanh(Rε/4)")
     ax.set_xlabel("ε")
     ax.set_ylabel("largest advantage η (simplified bound, approx.)")

@@ -59,7 +59,7 @@ class SearchResult:
     stage: str = ""
     deltas: dict = field(default_factory=dict)
     evidence: tuple[str, ...] = ()
-    seconds: float = 0.0                   # wall time, shown to the user
+    seconds: float = 0.0                   # float ok: wall time, shown to the user
 
 
 def minimise(inst: Instance, violates: Callable[[Instance], bool], steps: int = 400
