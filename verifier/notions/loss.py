@@ -27,6 +27,7 @@ and are not stored.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -232,13 +233,8 @@ class PrivacyLoss:
             return lhs <= dn * scales * rd
 
         # δ(r_j) is non-increasing in j; find the least j with δ(r_j) ≤ d
-        lo, hi = 0, n  # δ(r_{n-1}) = P[r = ∞] ≤ d, so the answer is < n when n > 0
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if at_most_d(mid):
-                hi = mid
-            else:
-                lo = mid + 1
+        # (δ(r_{n-1}) = P[r = ∞] ≤ d, so the answer is < n when n > 0)
+        lo = bisect_left(range(n), True, key=at_most_d)
         a, c = mpq(sp[lo], self.p_scale), mpq(sq[lo], self.q_scale)
         if lo == 0 and a - c <= d:  # δ(E = 1) ≤ d
             return Epsilon.ZERO

@@ -30,6 +30,7 @@ the piece ending at ``b``, ``δ(E) = A − C·E`` (``A``, ``C``: masses of ratio
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 
@@ -71,14 +72,7 @@ def _as_epsilon(e: tuple[mpz, mpz] | None) -> Epsilon:
 
 def _first(length: int, ok: Callable[[int], bool]) -> int:
     """The least ``j`` in ``0..length`` with ``ok(j)`` (``ok`` monotone; ``length`` if none)."""
-    lo, hi = 0, length
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    return bisect_left(range(length), True, key=ok)
 
 
 @dataclass(frozen=True, slots=True)
