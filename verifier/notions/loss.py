@@ -27,7 +27,7 @@ and are not stored.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -177,15 +177,9 @@ class PrivacyLoss:
     def _first_above(self, eps: Epsilon) -> int:
         """Index of the first atom whose ratio exceeds ``e^ε`` (atoms are sorted)."""
         if eps.rate is not None:
-            return _bisect_right_ratio(self.atoms, eps.rate)
-        lo, hi = 0, len(self.atoms)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if compare_exp(self.atoms[mid][0], eps) > 0:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
+            return bisect_right(self.atoms, eps.rate, key=lambda atom: atom[0])
+        return bisect_left(range(len(self.atoms)), True,
+                           key=lambda j: compare_exp(self.atoms[j][0], eps) > 0)
 
     def _suffixes(self) -> tuple[list[mpz], list[mpz]]:
         """``sp[j]``, ``sq[j]``: P and Q mass of the atoms at index ≥ j (P with ``+∞``)."""
@@ -290,18 +284,6 @@ class PrivacyLoss:
                        sum((m * c for m, c in qs.items()), mpz(0)))
                       for r, (ps, qs) in sorted(by_ratio.items()))
         return PrivacyLoss(atoms, infinite, p_scale, q_scale)
-
-
-def _bisect_right_ratio(atoms, rate: mpq) -> int:
-    """Index of the first atom with ratio > ``rate``."""
-    lo, hi = 0, len(atoms)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if atoms[mid][0] > rate:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _integer_row(dist: Dist, scale: mpz) -> dict:
