@@ -279,6 +279,9 @@ def run_spec_certified(spec: Spec):
     (:func:`verifier.engines.enclosure.certified_partial`). The result is never exact."""
     from verifier.engines.enclosure import certified_partial
 
+    if spec.model is None:
+        raise SpecError("--mode certified needs a data model (prior) of the records",
+                        file=spec.path, key="data.prior")
     if not isinstance(spec.model, DataModel) or isinstance(spec.knowledge, tuple):
         raise SpecError("--mode certified needs one data model and one attacker, not families",
                         file=spec.path, key="data")
