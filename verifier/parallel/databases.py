@@ -28,7 +28,8 @@ from verifier.model.mechanisms import Mechanism
 __all__ = ["TableShard", "check_job", "database_shards", "shard_cells", "merge_cells",
            "SHARDS_PER_WORKER"]
 
-SHARDS_PER_WORKER = 4  # several shards per worker even out the load; each is one task
+SHARDS_PER_WORKER = 8  # several shards per worker even out the load (the last round of
+# shards leaves a worker idle for at most about 1/8 of its share); each is one task
 
 
 @dataclass(frozen=True)
