@@ -119,7 +119,10 @@ def test_witness_only_for_a_failing_claim(tmp_path):
     for out in (fails.stdout, holds.stdout):
         assert "{'" not in out  # no Python dicts
     # randomized response on 3 records: a pair of neighbours differing in one record
-    assert "databases (" in holds.stdout and "differing in record" in holds.stdout
+    words = " ".join(holds.stdout.split())  # as printed, wrapped at the terminal's width
+    assert "databases (" in words and "differing in record" in words
+    # where the tight ε = ln 2 is reached: the outputs whose loss is ln 3 (3/4 against 1/4)
+    assert "is reached at" in words and "L ≥ tight ε: (0, 0, 0) (L = ln(3))" in words
 
 
 def test_json_witness_and_worst_case(tmp_path):

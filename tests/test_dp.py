@@ -125,3 +125,45 @@ def test_brute_force_dp_agrees_with_the_profiles(mech, E):
     r = check_dp(mech, [0, 1], 2, f"ln({E})", "0")
     from_profiles = max(profile_value(c.loss.profile(), mpq(E)) for c in dp_cases(mech, [0, 1], 2))
     assert r.delta.value == from_profiles
+
+
+# One record over {0, 1, 2} with the laws below. By hand, the largest ratio of each ordered
+# pair: (0, 1): 5/4 (output 0), (0, 2): 2 (output 0: (1/2)/(1/4)), (1, 0): 6/5 (output 1),
+# (1, 2): 8/5 (output 0), (2, 0): 3/2 (output 1), (2, 1): 5/4 (output 1). So the tight ε at
+# δ = 0 is ln 2, reached only by the pair (0, 2) at output 0, while at the claimed ε = ln 2
+# every pair has δ = 0.
+_THREE_LAWS = {0: {0: "1/2", 1: "1/2"}, 1: {0: "2/5", 1: "3/5"}, 2: {0: "1/4", 1: "3/4"}}
+
+
+def _three(db):
+    from verifier import Dist
+    return Dist(_THREE_LAWS[db[0]])
+
+
+def test_a_claim_that_holds_names_the_pair_reaching_the_tight_epsilon():
+    r = check_dp(mechanism(_three, "three"), [0, 1, 2], 1, "ln(2)", "0")
+    assert r.holds and str(r.epsilon) == "ln(2)"
+    # not the first pair in enumeration order, (0, 1), whose δ at ln 2 is 0 as well
+    assert r.witness["databases"] == [[0], [2]]
+    assert r.witness["outputs"] == [(0, "ln(2)")]
+
+
+def test_a_claim_that_holds_with_delta_names_the_outputs_at_or_above_the_tight_epsilon():
+    # δ(E) = Σ_O max(0, P − E·Q); where it equals 1/8: (0, 1): 1/2 − 2E/5, E = 15/16;
+    # (0, 2): 1/2 − E/4, E = 3/2; (1, 0): 3/5 − E/2, E = 19/20; (1, 2): 2/5 − E/4,
+    # E = 11/10; (2, 0): 3/4 − E/2, E = 5/4; (2, 1): 3/4 − 3E/5, E = 25/24. The tight ε at
+    # δ = 1/8 is ln(3/2), at (0, 2), where output 0's loss ln 2 ≥ ln(3/2) and output 1's,
+    # ln(2/3), is not; at the claimed ε = ln 2 every pair's δ is 0.
+    r = check_dp(mechanism(_three, "three"), [0, 1, 2], 1, "ln(2)", "1/8")
+    assert r.holds and str(r.epsilon) == "ln(3/2)" and str(r.delta) == "0"
+    assert r.witness["databases"] == [[0], [2]]
+    assert r.witness["outputs"] == [(0, "ln(2)")]
+
+
+def test_a_claim_that_fails_names_the_first_pair_with_the_largest_delta():
+    # at ε = 0: δ(0, 1) = 1/10, δ(0, 2) = 1/4, δ(1, 0) = 1/10, δ(1, 2) = 3/20, δ(2, 0) = 1/4,
+    # δ(2, 1) = 3/20: the largest is 1/4, first at (0, 2) (the tie (2, 0) comes later)
+    r = check_dp(mechanism(_three, "three"), [0, 1, 2], 1, "0", "0")
+    assert not r.holds and str(r.delta) == "1/4"
+    assert r.witness["databases"] == [[0], [2]]
+    assert r.witness["outputs"] == [(0, "ln(2)")]
