@@ -163,3 +163,93 @@ def test_worst_class_cases_give_the_same_envelope():
              apk_cases(t, analysis.pairs or (), Epsilon.log(2))]
     assert cases and all(isinstance(c.loss, WorstClass) for c in cases)
     assert envelope(curve_of(c.loss) for c in cases) == spec_curves(spec)["apkdp"]
+
+
+# ---------------------------------------------------------------- neighbouring relations
+
+def _reference_dp(mech, pairs, rate) -> mpq:
+    """max over the listed ordered pairs of Σ_O max(0, P[M(x)=O] − E·P[M(y)=O]), in plain
+    Fractions (tests/reference.py), the pairs written out by the test itself."""
+    from fractions import Fraction
+
+    from reference import kernel
+
+    E_ = Fraction(rate)
+    best = Fraction(0)
+    for x, y in pairs:
+        p, r = kernel(mech, x), kernel(mech, y)
+        best = max(best, sum((max(Fraction(0), p.get(o, 0) - E_ * r.get(o, 0))
+                              for o in set(p) | set(r)), Fraction(0)))
+    return q(best.numerator, best.denominator)
+
+
+def _relation_spec(tmp_path, input_, neighbours, mechanism):
+    path = tmp_path / "spec.toml"
+    path.write_text(f"{input_}\n[neighbours]\n{neighbours}\n[mechanism]\n{mechanism}\n"
+                    '[query]\nepsilon = "ln(2)"\nnotions = ["dp"]\n')
+    return load_spec(path)
+
+
+GEOMETRIC = 'kind = "geometric_count"\nalpha = "1/2"'
+SQUARE = [(0, 0), (0, 1), (1, 0), (1, 1)]
+RATES = ["1", "5/4", "3/2", "2", "9/4", "3", "4", "100"]
+
+
+def test_closed_form_under_l1_by_hand_and_against_the_engines(tmp_path):
+    # l1 distance 1 on {0, 1}^2 moves the count by one (n = 2, α = 1/2): laws (2/3, 1/6, 1/6)
+    # at count 0 and (1/3, 1/3, 1/3) at count 1, so δ(E) = 2/3 − E/3 below E = 2, then 0
+    from verifier.notions.neighbours import check_relation
+
+    spec = _relation_spec(tmp_path, "[input]\ncoordinates = 2\nrange = [0, 1]",
+                          'relation = "l1"', GEOMETRIC)
+    curve = spec_curves(spec)["dp"]
+    assert curve.pieces == ((q(1), q(2, 3), q(1, 3)), (q(2), q(0), q(0)))
+    pairs = [(x, y) for x in SQUARE for y in SQUARE
+             if sum(abs(a - b) for a, b in zip(x, y, strict=True)) == 1]
+    assert len(pairs) == 8
+    for rate in RATES:
+        exact = check_relation(spec.mechanism, spec.relation, f"ln({rate})").delta.value
+        assert curve(q(rate)) == exact == _reference_dp(spec.mechanism, pairs, rate)
+    out = CliRunner().invoke(app, ["check", str(tmp_path / "spec.toml"), "--closed-form",
+                                   "--json"])
+    assert out.exit_code == 0, out.output
+    form = json.loads(out.stdout)["closed_form"]["dp"]
+    assert form["piecewise"] == "Piecewise((2/3 - E/3, E < 2), (0, True))"
+
+
+@pytest.mark.parametrize("neighbours, pairs", [
+    ('relation = "add-remove-one"',
+     [(d, d[:i] + d[i + 1:]) for d in SQUARE for i in range(2)]
+     + [(d[:i] + d[i + 1:], d) for d in SQUARE for i in range(2)]),
+    ('relation = "replace-one"',
+     [(x, y) for x in SQUARE for y in SQUARE
+      if sum(a != b for a, b in zip(x, y, strict=True)) == 1]),
+], ids=["add-remove-one", "replace-one"])
+def test_closed_form_over_databases_against_a_reference(tmp_path, neighbours, pairs):
+    spec = _relation_spec(tmp_path, "[data]\nrecords = 2\nvalues = [0, 1]", neighbours,
+                          'kind = "randomized_response"\ntruth = "3/4"')
+    curve = spec_curves(spec)["dp"]
+    for rate in RATES:
+        assert curve(q(rate)) == _reference_dp(spec.mechanism, pairs, rate)
+    if neighbours == 'relation = "add-remove-one"':
+        # by hand: M((a,)) puts its whole mass on reports of length 1, never given by a
+        # database of 2 records: δ = 1 at every E
+        assert curve.pieces == ((q(1), q(1), q(0)),)
+
+
+def test_closed_form_of_noisy_max_under_linf(tmp_path):
+    # the zoo's report_noisy_max on {0, 1, 2}^3 with linf neighbours, against a reference
+    # over the 316 ordered pairs written out here; its tight ε is ln(376/103) (README), so
+    # the curve is 0 from E = 376/103 on and positive just below
+    from itertools import product
+
+    from verifier.io.spec import load_spec as load
+    spec = load(EXAMPLES / "zoo" / "report_noisy_max.toml")
+    curve = spec_curves(spec)["dp"]
+    inputs = list(product(range(3), repeat=3))
+    pairs = [(x, y) for x in inputs for y in inputs
+             if x != y and max(abs(a - b) for a, b in zip(x, y, strict=True)) <= 1]
+    assert len(pairs) == 316
+    assert curve.pieces[-1] == (q(376, 103), q(0), q(0))
+    for rate in ["1", "2", "3", "376/103", "4"]:
+        assert curve(q(rate)) == _reference_dp(spec.mechanism, pairs, rate)

@@ -85,3 +85,86 @@ def test_family_cli():
     assert out["status"] == "fails" and mpq(out["counterexample"]["delta"]) == 3 * t - 2
     holds = runner.invoke(app, ["family", spec, "--param", "truth", "--range", "1/2..3/4"])
     assert holds.exit_code == 0 and "holds" in holds.stdout
+
+
+# ------------------------------------------------------------- the spec's neighbouring relation
+
+def geometric(lo, hi, eps, relation, **kw):
+    from verifier.notions.neighbours import vector_relation, vectors
+
+    rel = relation if relation is not None else vector_relation("l1", 1, vectors(2, 0, 1))
+    return check_family("geometric_count", "alpha", lo, hi, values=[0, 1], records=2,
+                        epsilon=eps, relation=rel, **kw)
+
+
+def test_geometric_family_under_l1_holds_where_e_eps_reaches_one_over_alpha():
+    # l1 distance 1 on {0, 1}^2 moves the count by one: every ratio is α or 1/α (the clamped
+    # ends too), so ln 2-DP holds iff 1/α ≤ 2, i.e. for all of [1/2, 3/4]
+    res = geometric("1/2", "3/4", "ln(2)", None)
+    assert res.status == "holds" and res.neighbours == "l1 (distance 1) over 4 inputs"
+
+
+def test_geometric_family_under_l1_counterexample_is_exact():
+    # at ε = ln(3/2) it fails for α < 2/3; by hand, counts 0 against 1 on n = 2 give
+    # δ = (1 − 3α/2)/(1 + α) on output 0 (the other outputs fall below e^ε), both directions
+    res = geometric("1/2", "3/4", "ln(3/2)", None)
+    assert res.status == "fails"
+    t = res.counterexample
+    assert mpq(1, 2) <= t < mpq(2, 3)
+    assert res.exact.delta.value == (1 - mpq(3, 2) * t) / (1 + t)
+    assert res.exact.witness["relation"] == "l1"
+
+
+def test_geometric_family_under_add_remove_one_fails_everywhere():
+    # the count is clamped to 0..n, which leaks n. One record against none, M(()) = {0: 1}:
+    # (1,) → () gives 1/(1 + α) on the output 1 that () never gives; (0,) → () gives
+    # α/(1 + α); () → (1,) gives 1 − 2·α/(1 + α) = (1 − α)/(1 + α); () → (0,) nothing.
+    # So δ(ln 2) = 1/(1 + α) and ε = ∞ for every α
+    from verifier.notions.neighbours import add_remove_one
+
+    res = check_family("geometric_count", "alpha", "1/2", "3/4", values=[0, 1], records=1,
+                       epsilon="ln(2)", relation=add_remove_one([0, 1], 1))
+    assert res.status == "fails"
+    t = res.counterexample
+    assert res.exact.delta.value == 1 / (1 + t) and str(res.exact.epsilon) == "inf"
+    assert res.neighbours == "add-remove-one over databases of 1 records over 2 values"
+
+
+def test_no_neighbours_holds_vacuously():
+    from verifier.notions.neighbours import vector_relation
+
+    far = vector_relation("linf", 1, [(0, 0), (2, 2)])  # ‖x − y‖∞ = 2: nobody is related
+    res = check_family("randomized_response", "truth", "1/2", "1", values=[0, 1, 2],
+                       records=2, epsilon="0", relation=far)
+    assert res.status == "holds" and "vacuously" in res.detail
+
+
+FAMILY_SPEC = """
+[input]
+coordinates = 2
+range = [0, 1]
+[neighbours]
+relation = "l1"
+[mechanism]
+kind = "geometric_count"
+alpha = "1/2"
+[query]
+epsilon = "{eps}"
+notions = ["dp"]
+"""
+
+
+def test_family_cli_reads_the_relation(tmp_path):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(FAMILY_SPEC.format(eps="ln(2)"))
+    holds = runner.invoke(app, ["family", str(spec), "--param", "alpha", "--range", "1/2..3/4"])
+    assert holds.exit_code == 0, holds.output
+    assert "neighbours: l1 (distance 1) over 4 inputs" in holds.stdout
+    spec.write_text(FAMILY_SPEC.format(eps="ln(3/2)"))
+    fails = runner.invoke(app, ["family", str(spec), "--param", "alpha", "--range", "1/2..3/4",
+                                "--json"])
+    assert fails.exit_code == 1, fails.output
+    out = json.loads(fails.stdout)
+    t = mpq(out["counterexample"]["alpha"])
+    assert out["neighbours"] == "l1 (distance 1) over 4 inputs"
+    assert mpq(out["counterexample"]["delta"]) == (1 - mpq(3, 2) * t) / (1 + t)

@@ -13,6 +13,9 @@ each notion's δ at the claimed ε and its verdict, and the evidence:
   loss exceeds ε, ``P[S | a, ·]``, ``P[S | b, ·]`` and the δ they give, ``P[S|a] − e^ε·P[S|b]``
   (seed 003, Lemma 1: δ is the largest such difference);
 * for DP, the output law of every database (every count vector of a symmetric mechanism).
+* for DP under a neighbouring relation (``[input]``, ``[neighbours]``), the relation in the
+  spec and every ordered pair with the output law of each input
+  (:mod:`verifier.certificates.emit_relation`).
 
 Tables are written only while their cells stay within ``max_cells`` (a certificate of
 thousands of records would have millions of digits): beyond it :class:`BudgetExceeded`.
@@ -24,6 +27,11 @@ from collections.abc import Hashable, Mapping, Sequence
 
 from gmpy2 import mpq, mpz
 
+from verifier.certificates.emit_relation import (
+    relation_evidence,
+    relation_json,
+    relation_witness,
+)
 from verifier.certificates.encode import FORMAT, VERSION, delta_json, encode, number, spec_json
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
@@ -44,8 +52,10 @@ def certify_check(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[Repo
     analysis = analyse(spec.mechanism, values=spec.values, records=spec.records,
                        models=spec.model if any(n != "dp" for n in spec.notions) else None,
                        knowledge=spec.knowledge, targets=spec.targets, pairs=spec.pairs,
-                       budget=spec.budget, engine=spec.engine, progress=progress)
+                       budget=spec.budget, engine=spec.engine, progress=progress,
+                       relation=spec.relation)
     report = analysis.report(spec.notions, spec.epsilon, spec.delta)
+    relation = spec.relation
     eps = spec.epsilon
     pairs = analysis.pairs or ordered_pairs(spec.values, spec.pairs)
     cert: dict = {
@@ -55,6 +65,8 @@ def certify_check(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[Repo
                     for n, r in report.results.items()},
         "evidence": {},
     }
+    if relation is not None:
+        cert["spec"]["neighbours"] = relation_json(relation)
     evidence = cert["evidence"]
     tables = analysis.tables or []
     if tables:
@@ -73,13 +85,24 @@ def certify_check(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[Repo
     for name, result in report.results.items():
         if result.holds:
             continue
-        if name == "dp":
+        if name == "dp" and relation is not None:
+            witnesses[name] = relation_witness(spec.mechanism, result.witness, eps)
+        elif name == "dp":
             witnesses[name] = _dp_witness(spec.mechanism, result.witness, eps)
         else:
             witnesses[name] = _partial_witness(name, tables, result.witness, eps)
     if witnesses:
         evidence["witnesses"] = witnesses
-    if "dp" in report.results and report.results["dp"].holds:
+    if relation is not None and "dp" in report.results:
+        try:
+            evidence["dp_relation"] = relation_evidence(spec.mechanism, relation, max_cells,
+                                                        spec.budget)
+        except BudgetExceeded:
+            if report.results["dp"].holds:
+                raise  # a holding claim needs every pair
+            evidence["omitted"] = (f"pairs and output laws omitted (more than {max_cells} "
+                                   f"cells): the dp claim fails, its witness is the evidence")
+    elif "dp" in report.results and report.results["dp"].holds:
         evidence["dp_laws"] = _dp_laws(spec.mechanism, spec.values, spec.records, max_cells)
     return report, cert
 

@@ -251,7 +251,7 @@ def _witness(cert: dict, name: str, w: dict, eps: Eps, tables: list | None) -> t
     if read_delta(w["delta"], eps, f"{where}.delta") != d:
         raise Rejected(f"{where}.delta: {w['delta']!r} but P[S|a] − e^ε·P[S|b] = {show(d)}")
     if name == "dp":
-        dp_witness(cert["spec"], w, where, p_a, p_b)
+        dp_witness(cert, w, where, p_a, p_b)
     elif tables is not None:
         rows = tables[w["table"]]
         a, b = key(w["values"][0]), key(w["values"][1])

@@ -3,7 +3,8 @@
 The output law of every database (every count vector of a symmetric mechanism) is re-derived
 with the checker's own mechanisms, and δ recomputed over every ordered neighbouring pair
 (seed 003, Lemma 1); a failing claim's witness is two neighbouring databases whose masses on
-the output set are re-derived the same way.
+the output set are re-derived the same way. A spec with a neighbouring relation
+(``spec.neighbours``) is checked by :mod:`verify_relation`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ try:  # inside the package, or run as a script from this folder
         out_key,
         q,
     )
+    from verifier.certificates.verify_relation import relation_delta, relation_witness
 except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
     from verify_exact import (  # type: ignore[import-not-found,no-redef]
         ZERO,
@@ -35,12 +37,20 @@ except ImportError:  # pragma: no cover - the standalone use: python verify.py F
         out_key,
         q,
     )
+    from verify_relation import (  # type: ignore[import-not-found,no-redef]
+        relation_delta,
+        relation_witness,
+    )
 
 __all__ = ["dp_delta", "dp_witness"]
 
 
-def dp_witness(spec: dict, w: dict, where: str, p_a: Fraction, p_b: Fraction) -> None:
-    """Two neighbouring databases; their masses on ``S`` re-derived by the mechanism."""
+def dp_witness(cert: dict, w: dict, where: str, p_a: Fraction, p_b: Fraction) -> None:
+    """Two neighbouring databases; their masses on ``S`` re-derived by the mechanism (under a
+    relation: :func:`verify_relation.relation_witness`)."""
+    spec = cert["spec"]
+    if "neighbours" in spec:
+        return relation_witness(cert, w, where, p_a, p_b)
     d1, d2 = (dec(d) for d in w["databases"])
     values = [dec(v) for v in spec["values"]]
     if len(d1) != spec["records"] or len(d2) != len(d1) or \
@@ -58,8 +68,11 @@ def dp_witness(spec: dict, w: dict, where: str, p_a: Fraction, p_b: Fraction) ->
 
 
 def dp_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple | None:
-    """DP's δ: from the certificate's output laws, re-derived by the checker's own mechanism."""
+    """DP's δ: from the certificate's output laws, re-derived by the checker's own mechanism
+    (under a relation: :func:`verify_relation.relation_delta`)."""
     spec, ev = cert["spec"], cert["evidence"]
+    if "neighbours" in spec:
+        return relation_delta(cert, eps, notes, limit)
     values, n = [dec(v) for v in spec["values"]], spec["records"]
     mech = mechanism(spec)
     laws = ev.get("dp_laws")

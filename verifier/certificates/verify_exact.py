@@ -146,7 +146,7 @@ def case_delta(p: dict, r: dict | None, eps: Eps) -> tuple[Fraction, Fraction]:
 
 def mechanism(spec: dict):
     """The output law of a built-in mechanism, written from its definition (or None)."""
-    m, n = spec["mechanism"], spec["records"]
+    m = spec["mechanism"]
     kind, p = m.get("kind"), {k: dec(v) for k, v in m.get("params", {}).items()}
     counted = set(p.get("counts", (1,)))
 
@@ -158,8 +158,8 @@ def mechanism(spec: dict):
         return lambda db: {c(db) if c(db) >= p["threshold"] else "⊥": ONE}
     if kind == "sum":
         return lambda db: {sum((Fraction(x) for x in db), ZERO): ONE}
-    if kind == "mean":
-        return lambda db: {sum((Fraction(x) for x in db), ZERO) / n: ONE}
+    if kind == "mean":  # over the records given (n − 1 of them under add-remove-one)
+        return lambda db: {sum((Fraction(x) for x in db), ZERO) / len(db): ONE}
     if kind == "identity":
         return lambda db: {tuple(db): ONE}
     if kind == "randomized_response":
@@ -177,10 +177,12 @@ def mechanism(spec: dict):
     if kind == "geometric_count":
         al = p["alpha"]
 
-        def geo(db):
-            k = c(db)
-            out = {j: (1 - al) / (1 + al) * al ** abs(j - k) for j in range(1, n)}
-            out[0], out[n] = al ** k / (1 + al), al ** (n - k) / (1 + al)
+        def geo(db):  # clamped to 0..len(db): the size of the database given
+            k, m = c(db), len(db)
+            if m == 0:
+                return {0: ONE}
+            out = {j: (1 - al) / (1 + al) * al ** abs(j - k) for j in range(1, m)}
+            out[0], out[m] = al ** k / (1 + al), al ** (m - k) / (1 + al)
             return out
         return geo
     return None

@@ -211,7 +211,7 @@ def family_json(res, *, mechanism: str, records: int, epsilon: Epsilon, delta: o
     counterexample carries the exact engine's δ, tight ε and witness."""
     out: dict[str, object] = {
         "status": res.status, "mechanism": mechanism, "records": records,
-        "parameter": res.parameter,
+        "parameter": res.parameter, "neighbours": res.neighbours,
         "interval": [format_rational(res.interval[0]), format_rational(res.interval[1])],
         "claim": {"epsilon": str(epsilon), "delta": jsonable(delta)},
         "detail": res.detail}

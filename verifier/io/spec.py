@@ -109,10 +109,6 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
     limits = Table.of(raw, "limits", file)
     if command == "family":
         _family_only(query, attacker, data)
-    if command != "check" and (given_input.raw or neighbours.raw):
-        raise SpecError(f"plrv {command} does not read [input] or [neighbours] yet; use plrv "
-                        f"check", file=file, key="input" if given_input.raw else "neighbours")
-
     budget = budget_from_limits(limits.raw, CHECK_LIMITS, file)
     inputs = None
     if given_input.raw:

@@ -108,13 +108,14 @@ def print_check(spec, report, c: Console | None = None) -> None:
         if r.cases == 0 and "note" in r.witness:
             _line(c, "note", f"{NAMES[notion]} holds {r.witness['note']}")
         elif r.holds:
-            _line(c, "worst case", f"{NAMES[notion]} holds; its largest δ is at {where}")
+            _line(c, "worst case", f"{NAMES[notion]} holds; its tight ε = "
+                  f"{show_epsilon(r.epsilon)} is reached at {where}")
         else:
             _line(c, "witness", Text(f"{NAMES[notion]} does not hold", style="red"),
                   f": δ = {short(str(r.delta))} > {delta} at {where}")
-            outs = _outputs(r)
-            if outs:
-                c.print(f"           outputs with privacy loss L > ε: {outs}")
+        if outs := _outputs(r):
+            c.print(f"           outputs with privacy loss L {'≥ tight ε' if r.holds else '> ε'}"
+                    f": {outs}")
     _backgrounds(c, report)
 
 
@@ -273,6 +274,7 @@ def print_family(res, *, mechanism: str, records: int, epsilon, delta,
     lo, hi = (format_rational(x) for x in res.interval)
     c.print(f"{mechanism}, {res.parameter} ∈ [{lo}, {hi}], claim (ε = {epsilon}, δ = "
             f"{show_rational(delta)})-DP on {records} records:")
+    c.print(f"  neighbours: {res.neighbours}")
     style = {"holds": "green", "fails": "red"}.get(res.status, "yellow")
     c.print(Text.assemble("  ", (res.status, style), f": {res.detail}"))
     if res.counterexample is not None and res.exact is not None:

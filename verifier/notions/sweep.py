@@ -4,7 +4,8 @@ Thesis §3.2.2, Figure 3.4 plots ε and δ of the thresholding mechanism ``M_T``
 against the threshold ``T`` for fixed ``n`` and ``p``, for passive and active attackers. Its
 closed-form bounds (Theorem 4) did not survive in the seeds; a sweep computes the exact values
 instead, one :class:`SweepPoint` per (p, T, notion), gathered in a :class:`SweepReport`;
-its claim is that every point holds.
+its claim is that every point holds. A spec with ``[input]`` or ``[neighbours]`` is swept under
+its relation (classical DP only, which has no prior: ``--p`` is refused for it).
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def _sweep_point(job: tuple[mpq | None, int, Spec]) -> list[SweepPoint]:
     p, t, s = job
     report = analyse(s.mechanism, values=s.values, records=s.records, models=s.model,
                      knowledge=s.knowledge, targets=s.targets, pairs=s.pairs,
-                     budget=s.budget, engine=s.engine).report(s.notions, s.epsilon, s.delta)
+                     budget=s.budget, engine=s.engine, relation=s.relation
+                     ).report(s.notions, s.epsilon, s.delta)
     return [SweepPoint(p, t, notion, r.delta, r.epsilon, r.holds)
             for notion, r in report.results.items()]
 
@@ -109,6 +111,11 @@ def threshold_sweep(spec: Spec, thresholds: Sequence[int], ps: Sequence[object] 
                               f"{spec.mechanism.name!r}")
     counted = cast(Sequence[Hashable], spec.mechanism.params["counts"])
     models: list[tuple[mpq | None, DataModel | tuple[DataModel, ...] | None]]
+    if ps and spec.relation is not None:
+        raise InvalidArgument(f"--p sets the prior of the records, which dp under the spec's "
+                              f"[input]/[neighbours] ({spec.relation.describe()}) does not "
+                              f"use: it ranges over every input; leave out --p",
+                              argument="--p", value=list(ps))
     if ps:
         if len(spec.values) != 2:
             raise InvalidArgument(f"--p sets P[record = {spec.values[-1]!r}] for two-valued "

@@ -180,7 +180,9 @@ def notion_curves(analysis, notions: Sequence[str]) -> dict[str, Curve]:
 
 
 def spec_curves(spec) -> dict[str, Curve]:
-    """:func:`notion_curves` for every notion a loaded spec names (its tables built anew)."""
+    """:func:`notion_curves` for every notion a loaded spec names (its tables built anew);
+    dp's cases are the ordered pairs of the spec's neighbouring relation (``[input]``,
+    ``[neighbours]``; replace-one without them)."""
     from verifier.notions.check import analyse
     from verifier.notions.registry import notion
 

@@ -7,12 +7,16 @@ Lemma 1)::
 
     Σ_O max(0, P_t[M(D1)=O] − e^ε·P_t[M(D2)=O]) > δ
 
-with output probabilities that are rational functions of ``t``. For ``e^ε`` rational this is
+with output probabilities that are rational functions of ``t``. The ordered pairs are those of
+the spec's neighbouring relation (:mod:`verifier.notions.neighbours`: ``replace-one`` by
+default, ``add-remove-one``, ``linf`` / ``l1`` over ``[input]`` vectors, listed ``pairs`` or a
+predicate), each input a tuple of records the kernel reads. For ``e^ε`` rational this is
 a sentence of real arithmetic, which z3 decides (:mod:`verifier.solver`):
 
 * ``unsat`` — the claim holds for every ``t`` in the interval (a proof, not a sample);
 * ``sat`` — a counterexample ``t``, taken as a rational and **re-checked by the exact engine**
-  (:func:`verifier.notions.dp.check_dp`); only a confirmed counterexample is reported as one;
+  under the same relation (:func:`verifier.notions.neighbours.check_relation`); only a
+  confirmed counterexample is reported as one;
 * ``unknown`` or a timeout — reported as unknown, never as "holds".
 """
 
@@ -24,13 +28,14 @@ from itertools import product
 
 from gmpy2 import mpq
 
+from verifier.core.budget import Budget
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument, VerifierError
 from verifier.core.numbers import format_rational, probability, rational
 from verifier.model.data import check_domain, check_records
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
 from verifier.model.mechanisms import build_mechanism
-from verifier.notions.dp import check_dp
+from verifier.notions.neighbours import Relation, check_relation, relation_pairs, replace_one
 from verifier.notions.result import NotionResult
 from verifier.symbolic.solver import find_parameter, z3_api
 
@@ -74,13 +79,15 @@ class FamilyResult:
     counterexample: mpq | None = None
     exact: NotionResult | None = None
     detail: str = ""
+    neighbours: str = "replace-one"  # the relation, described
 
 
 def check_family(kind: str, param: str, lo: object, hi: object, *, values: Sequence[Hashable],
                  records: int, params: dict | None = None, epsilon: object = "0",
                  delta: object = "0", timeout_ms: int = 20_000,
-                 max_databases: int = 256) -> FamilyResult:
-    """Decide (ε, δ)-DP of ``kind`` for every ``param ∈ [lo, hi]`` (three-valued)."""
+                 max_databases: int = 256, relation: Relation | None = None) -> FamilyResult:
+    """Decide (ε, δ)-DP of ``kind`` for every ``param ∈ [lo, hi]`` (three-valued), over the
+    ordered pairs of ``relation`` (default: replace-one over ``records`` records)."""
     if (kind, param) not in FAMILIES:
         known = ", ".join(f"{k}.{p}" for k, p in FAMILIES)
         raise InvalidArgument(f"no parameter family {kind}.{param}; known: {known}",
@@ -105,26 +112,35 @@ def check_family(kind: str, param: str, lo: object, hi: object, *, values: Seque
         raise InvalidArgument(f"epsilon = {eps} : a family check needs ε = ln(q) (or 0) so "
                               f"that e^ε is rational")
     d = probability(delta, "delta")
-    if len(domain) ** n > max_databases:
-        raise BudgetExceeded(f"data.records = {n}: {len(domain)}^{n} databases, over the "
-                             f"family check's limit of {max_databases}; use fewer records",
-                             argument="records", value=n)
+    if relation is None or relation.name in ("replace-one", "add-remove-one"):
+        if len(domain) ** n > max_databases:
+            raise BudgetExceeded(f"data.records = {n}: {len(domain)}^{n} databases, over the "
+                                 f"family check's limit of {max_databases}; use fewer records",
+                                 argument="records", value=n)
+    elif len(relation.inputs) > max_databases:
+        raise BudgetExceeded(f"neighbours {relation.name}: {len(relation.inputs)} "
+                             f"inputs exceed the family check's limit of {max_databases}; use "
+                             f"fewer [input] vectors (or [data] records)", argument="input",
+                             value=len(relation.inputs))
+    rel = relation if relation is not None else replace_one(domain, n)
+    pairs = list(relation_pairs(rel, Budget()))
+    inputs = tuple(dict.fromkeys(x for pair in pairs for x in pair))
+    described = rel.describe()
+    if not pairs:
+        return FamilyResult("holds", param, (lo_q, hi_q), detail="no two inputs are neighbours: "
+                            "the claim holds vacuously", neighbours=described)
     kernel = FAMILIES[(kind, param)]
     z = z3_api()
     E = z["Q"](int(eps.rate.numerator), int(eps.rate.denominator))
     D = z["Q"](int(d.numerator), int(d.denominator))
 
     def violated(t):
-        cache = {db: kernel(db, t, domain, params) for db in product(domain, repeat=n)}
+        cache = {x: kernel(x, t, domain, params) for x in inputs}
         terms = []
-        for d1, p1 in cache.items():
-            for i in range(n):
-                for b in domain:
-                    if b == d1[i]:
-                        continue
-                    p2 = cache[d1[:i] + (b,) + d1[i + 1:]]
-                    diffs = [p1.get(o, 0) - E * p2.get(o, 0) for o in set(p1) | set(p2)]
-                    terms.append(z["Sum"]([z["If"](x > 0, x, 0) for x in diffs]) > D)
+        for x, y in pairs:
+            p1, p2 = cache[x], cache[y]
+            diffs = [p1.get(o, 0) - E * p2.get(o, 0) for o in set(p1) | set(p2)]
+            terms.append(z["Sum"]([z["If"](v > 0, v, 0) for v in diffs]) > D)
         return z["Or"](terms)
 
     tried: list[mpq] = []
@@ -132,17 +148,20 @@ def check_family(kind: str, param: str, lo: object, hi: object, *, values: Seque
         answer = find_parameter(violated, lo_q, hi_q, timeout_ms, tried)
         if answer.status == "unsat":
             return FamilyResult("holds", param, (lo_q, hi_q),
-                                detail="z3: no parameter value violates the claim")
+                                detail="z3: no parameter value violates the claim",
+                                neighbours=described)
         if answer.status == "unknown":
-            return FamilyResult("unknown", param, (lo_q, hi_q), detail=f"z3: {answer.reason}")
+            return FamilyResult("unknown", param, (lo_q, hi_q), detail=f"z3: {answer.reason}",
+                                neighbours=described)
         t = answer.witness
         assert t is not None  # a sat answer carries its rational witness
         mech = build_mechanism(kind, {**params, param: t}, domain)
-        exact = check_dp(mech, domain, n, eps, d)
+        exact = check_relation(mech, rel, eps, d)
         if not exact.holds:
             return FamilyResult("fails", param, (lo_q, hi_q), t, exact,
-                                "counterexample found by z3, confirmed by the exact engine")
+                                "counterexample found by z3, confirmed by the exact engine",
+                                described)
         tried.append(t)
     return FamilyResult("unknown", param, (lo_q, hi_q),
                         detail="z3 found violations the exact engine did not confirm at the "
-                               "rational points tried")
+                               "rational points tried", neighbours=described)
