@@ -84,10 +84,6 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
             from verifier.io.terminal import print_certified
             print_certified(certified)
         return int(certified.exit_code)
-    if s.relation is not None and (certificate is not None or closed_form):
-        from verifier.core.errors import InvalidArgument
-        raise InvalidArgument("--certificate and --closed-form do not support [input] or "
-                              "[neighbours] yet")
     with run_on(workers, scheduler), ProgressBar(progress, "joint tables") as bar:
         if certificate is None:
             report = run_spec(s, progress=bar)
@@ -321,7 +317,7 @@ def family(
     try:
         res = check_family(s.mechanism.name, param, lo, hi, values=s.values,
                            records=s.records, params=params, epsilon=s.epsilon, delta=s.delta,
-                           timeout_ms=timeout * 1000)
+                           timeout_ms=timeout * 1000, relation=s.relation)
     except VerifierError as exc:
         given = {"param": ("--param", param), "range": ("--range", range_)}
         if exc.argument not in given:
@@ -340,14 +336,31 @@ def family(
 
 
 @app.command()
-def compose(spec: SpecArg, k: Annotated[int, typer.Option("--k", help="Runs composed.")],
+def compose(spec: SpecArg,
+            k: Annotated[int | None, typer.Option(
+                "--k", help="Runs of SPEC's mechanism composed (for composition.steps: "
+                            "repetitions of the steps, default 1).")] = None,
             accounting: Annotated[bool, typer.Option(
                 "--accounting", help="Also dp_accounting's pessimistic δ (plrv[accounting]).")]
-            = False) -> int:
-    """Exact δ(ε) and ε(δ) of K independent runs of SPEC's mechanism (dp; one JSON object)."""
+            = False,
+            enclosure: Annotated[str | None, typer.Option(
+                "--enclosure", help="auto (default: exact, or certified bounds beyond "
+                                    "--max-values), never, always (spec: "
+                                    "composition.enclosure).")] = None,
+            grid: Annotated[str | None, typer.Option(
+                "--grid", help='The enclosure\'s grid spacing, e.g. "ln(1001/1000)" (spec: '
+                               'composition.grid; default: chosen).')] = None,
+            max_values: Annotated[int | None, typer.Option(
+                "--max-values", help="Distinct privacy-loss values kept exactly (spec: "
+                                     "limits.loss_values).")] = None) -> int:
+    """δ(ε) and ε(δ) of a composition (dp; one JSON object): K independent runs of SPEC's
+    mechanism, or the adaptive steps of SPEC's [composition]. Exact, or certified bounds
+    ("exact": false) when the distinct loss values exceed the budget; then the verdict is
+    unknown (exit 3) unless the bounds decide it."""
     from verifier.io.compose_command import compose_spec
 
-    result, holds = compose_spec(spec, k, accounting)
+    result, holds = compose_spec(spec, k, accounting, enclosure=enclosure, grid=grid,
+                                 max_values=max_values)
     print_json(result)
     return _verdict(holds)
 

@@ -24,6 +24,9 @@ datasets       5·10^6     —                datasets (or multisets of classes)
 predicates     2^24       —                ``2^|X|`` predicates of the optimal adversary, then
                                            predicates × (output, dataset group) pairs it
                                            scores; distinct predicate weights of the baseline
+loss_values    10^6       --max-values     distinct privacy-loss values a composition keeps
+                                           (``plrv compose``; beyond it: an enclosure)
+sequences      2^20       —                output sequences an adaptive composition holds
 =============  =========  ===============  ==================================================
 
 Sizes are printed by :func:`format_size` (``2^20``, ``1000``, ``≈10^600``), never as a long
@@ -65,6 +68,9 @@ LIMITS: dict[str, Limit] = {lim.key: lim for lim in (
     Limit("memory", 1 << 32, None, "bytes of exact numbers held at once"),
     Limit("datasets", 5_000_000, None, "datasets enumerated for singling out"),
     Limit("predicates", 1 << 24, None, "predicates scored by the optimal adversary"),
+    Limit("loss_values", 10**6, "--max-values", "distinct privacy-loss values a composition "
+                                                "keeps"),
+    Limit("sequences", 1 << 20, None, "output sequences an adaptive composition enumerates"),
 )}
 
 # the limits each command's spec accepts in its [limits] table
@@ -152,6 +158,8 @@ class Budget:
     max_datasets: int = LIMITS["datasets"].default
     max_predicates: int = LIMITS["predicates"].default
     max_values: int = LIMITS["values"].default
+    max_loss_values: int = LIMITS["loss_values"].default
+    max_sequences: int = LIMITS["sequences"].default
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -1,43 +1,113 @@
-"""``plrv compose SPEC --k K``: the exact (ε, δ) of K independent runs of a spec's mechanism.
+"""``plrv compose SPEC``: the (ε, δ) of a composition, exact or certified.
 
-The spec is a check spec with ``notions = ["dp"]``; its neighbouring relation
+The spec (:mod:`verifier.io.compose_spec`) is either a check spec with ``notions = ["dp"]``
+— ``--k K`` independent runs of its mechanism — or an adaptive ``[composition]`` whose steps
+see the earlier outputs (``--k`` repeats the steps; default once). Its neighbouring relation
 (``[neighbours]``, default replace-one) and its claim (ε, δ) are those of the composition.
-With ``--accounting`` each line also gives dp_accounting's pessimistic δ at ε and the
-difference (:mod:`verifier.interop.accounting`).
+
+The values are exact while the distinct privacy-loss values fit ``limits.loss_values``
+(``--max-values``); beyond it (``enclosure = "auto"``, the default) or when asked
+(``"always"``) they are certified enclosures ``[lower, upper]`` on a grid
+(:mod:`verifier.notions.composition_enclosure`), reported with ``"exact": false``, the grid
+and the reason, and the verdict is ``null`` (exit 3) where the enclosure does not decide it.
+With ``--accounting`` the result also gives dp_accounting's pessimistic δ at ε and the
+difference (:mod:`verifier.interop.accounting`; one mechanism, exact values only).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from verifier.core.errors import InvalidArgument
-from verifier.io.spec import load_spec
-from verifier.notions.composition import compose_mechanisms
-from verifier.notions.neighbours import Relation, replace_one
+from verifier.io.compose_spec import load_compose_spec
+from verifier.notions.composition_enclosure import (
+    ENCLOSURE_MODES,
+    CompositionEnclosure,
+    enclose_composition,
+)
+from verifier.notions.loss_grid import parse_grid
 
 __all__ = ["compose_spec"]
 
+ENCLOSURE_NOTE = ("certified bounds, not exact values: every privacy-loss value was rounded "
+                  "up (upper bounds) or down (lower bounds) onto the grid, and the exact value "
+                  "lies between them")
 
-def compose_spec(path: Path, k: int, accounting: bool = False,
-                 interval: str = "1/10000") -> tuple[dict, bool]:
-    """``(result, holds)``: the exact tight δ at the claimed ε and tight ε at the claimed δ of
-    ``k`` runs of the spec's mechanism, as strings (with the accountant's δ when asked)."""
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InvalidArgument(f"--k {k!r} is not a positive integer", argument="k", value=k)
-    s = load_spec(path)
-    if s.notions != ("dp",):
-        raise InvalidArgument(f"notions = {list(s.notions)!r}: plrv compose composes dp; "
-                              f'write notions = ["dp"]', argument="notions",
-                              value=list(s.notions))
-    relation: Relation = s.relation or replace_one(s.values, s.records)
-    r = compose_mechanisms([s.mechanism] * k, relation, s.epsilon, s.delta, s.budget)
-    out: dict = {"k": k, "relation": relation.name, "epsilon": str(r.query_epsilon),
-                 "delta": str(r.query_delta), "tight_delta": str(r.delta),
-                 "tight_epsilon": str(r.epsilon), "holds": r.holds,
-                 "approx": {"tight_delta": r.delta.approx(), "tight_epsilon": r.epsilon.approx()}}
+
+def _positive(value: object, option: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidArgument(f"{option} {value!r} is not a positive integer", argument=option,
+                              value=value)
+    return value
+
+
+def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
+                 interval: str = "1/10000", *, enclosure: str | None = None,
+                 grid: str | None = None, max_values: int | None = None
+                 ) -> tuple[dict, bool | None]:
+    """``(result, holds)`` of the composition SPEC describes: exact tight δ at the claimed ε
+    and tight ε at the claimed δ as strings, or their enclosures (``holds`` None: unknown)."""
+    if k is not None:
+        _positive(k, "--k")
+    if max_values is not None:
+        _positive(max_values, "--max-values")
+    if enclosure is not None and enclosure not in ENCLOSURE_MODES:
+        raise InvalidArgument(f"--enclosure {enclosure!r} is not one of "
+                              f"{', '.join(ENCLOSURE_MODES)}", argument="--enclosure",
+                              value=enclosure)
+    chosen_grid = None if grid is None else parse_grid(grid, "--grid")
+    s = load_compose_spec(path)
+    if s.mechanism is not None:
+        if k is None:
+            raise InvalidArgument("--k is missing: give the number of runs of the spec's "
+                                  "mechanism", argument="--k")
+        parts: list = [s.mechanism] * k
+        runs = k
+    else:
+        if accounting:
+            raise InvalidArgument("--accounting compares k runs of one mechanism; it does not "
+                                  "apply to composition.steps", argument="--accounting")
+        runs = 1 if k is None else k
+        parts = list(s.steps) * runs
+    budget = s.budget if max_values is None else replace(s.budget, max_loss_values=max_values)
+    mode = enclosure or s.enclosure
+    r = enclose_composition(parts, s.relation, s.epsilon, s.delta, budget, mode=mode,
+                            grid=chosen_grid or s.grid)
+    out: dict = {"k": runs, "relation": s.relation.name}
+    if s.steps:
+        out["steps"] = [step.name for step in s.steps]
+    out.update({"epsilon": str(r.query_epsilon), "delta": str(r.query_delta)})
+    if isinstance(r, CompositionEnclosure):
+        if accounting:
+            raise InvalidArgument("--accounting compares exact values; this composition is "
+                                  "an enclosure (use --enclosure never or raise --max-values)",
+                                  argument="--accounting")
+        out.update(_enclosure(r))
+        return out, r.holds
+    out.update({"exact": True, "tight_delta": str(r.delta), "tight_epsilon": str(r.epsilon),
+                "holds": r.holds,
+                "approx": {"tight_delta": r.delta.approx(), "tight_epsilon": r.epsilon.approx()}})
     if accounting:
         from verifier.interop.accounting import compare_composition
-        c = compare_composition(s.mechanism, relation, k, s.epsilon, interval, s.budget)
+        assert s.mechanism is not None  # (accounting is refused for steps above)
+        c = compare_composition(s.mechanism, s.relation, runs, s.epsilon, interval, s.budget)
         out["accountant"] = {"delta": str(c.accountant), "interval": str(c.interval),
                              "difference": None if c.difference is None else str(c.difference)}
     return out, r.holds
+
+
+def _enclosure(r: CompositionEnclosure) -> dict:
+    verdict = {True: "holds", False: "fails", None: "unknown"}[r.holds]
+    return {
+        "exact": False,
+        "tight_delta": {"lower": str(r.delta_lo), "upper": str(r.delta_hi)},
+        "tight_epsilon": {"lower": str(r.epsilon_lo), "upper": str(r.epsilon_hi)},
+        "holds": r.holds,
+        "verdict": verdict,
+        "enclosure": {"note": ENCLOSURE_NOTE, "reason": r.reason,
+                      "grid": [str(g) for g in r.grids], "pairs": r.cases,
+                      "pairs_enclosed": r.enclosed, "witness": dict(r.witness)},
+        "approx": {"tight_delta": [r.delta_lo.approx(), r.delta_hi.approx()],
+                   "tight_epsilon": [r.epsilon_lo.approx(), r.epsilon_hi.approx()]},
+    }

@@ -12,20 +12,25 @@ Unlike :class:`~verifier.notions.loss.PrivacyLoss`, which keeps only the ratios 
 only ones that count for δ at ε ≥ 0), a :class:`LossDistribution` keeps every ratio: a ratio
 below 1 times one above 1 can exceed ``e^ε``. Masses are integers over two common scales
 (``P = p/p_scale``), so the product is a product of integers and of scales. ``max_values``
-bounds the number of distinct ratios (they can grow as ``(atoms)^k``).
+(``limits.loss_values``) bounds the number of distinct ratios (they can grow as
+``(atoms)^k``); beyond it :mod:`verifier.notions.composition_enclosure` gives certified
+bounds instead, and :mod:`verifier.notions.adaptive` composes mechanisms that see the
+earlier outputs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import reduce
+from operator import mul
 
 from gmpy2 import mpq, mpz
 
-from verifier.core.budget import Budget
+from verifier.core.budget import Budget, exceeded, format_size
 from verifier.core.distribution import Dist
 from verifier.core.epsilon import parse_epsilon
-from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import probability
 from verifier.model.mechanisms import Mechanism
 from verifier.notions.loss import PrivacyLoss, _denominator_lcm, _integer_row
@@ -88,6 +93,10 @@ class LossDistribution:
                            self.p_scale, self.q_scale)
 
 
+class _Overflow(Exception):
+    """More distinct values than ``max_values`` (turned into a BudgetExceeded by compose)."""
+
+
 def _product(a: LossDistribution, b: LossDistribution, max_values: int) -> LossDistribution:
     merged: dict[mpq, list[mpz]] = {}
     for ra, pa, qa in a.atoms:
@@ -95,9 +104,7 @@ def _product(a: LossDistribution, b: LossDistribution, max_values: int) -> LossD
             acc = merged.get(ra * rb)
             if acc is None:
                 if len(merged) >= max_values:
-                    raise BudgetExceeded(
-                        f"max_values: composition: more than {max_values} distinct privacy "
-                        f"loss values; raise max_values or compose fewer mechanisms")
+                    raise _Overflow
                 merged[ra * rb] = [pa * pb, qa * qb]
             else:
                 acc[0] += pa * pb
@@ -125,8 +132,19 @@ def compose(losses: Iterable[LossDistribution],
         raise InvalidArgument("compose needs at least one privacy loss", argument="losses",
                               value=[])
     out = parts[0]
-    for nxt in parts[1:]:
-        out = _product(out, nxt, max_values)
+    for j, nxt in enumerate(parts[1:], 2):
+        try:
+            out = _product(out, nxt, max_values)
+        except _Overflow:
+            bound = reduce(mul, (max(p.values, 1) for p in parts), 1)
+            raise exceeded(
+                "loss_values", f"composition of {len(parts)} privacy losses: distinct "
+                               f"values after the first {j}", f"more than "
+                f"{format_size(max_values)} (at most {format_size(bound)}, the product of "
+                f"the losses' {', '.join(str(p.values) for p in parts[:4])}"
+                f"{', …' if len(parts) > 4 else ''} values)", max_values,
+                ", compose fewer mechanisms, or ask for a certified enclosure "
+                "(verifier.notions.composition_enclosure)") from None
     return out
 
 

@@ -1,0 +1,159 @@
+"""The spec of ``plrv compose``: a check spec's mechanism, or an adaptive ``[composition]``.
+
+Two forms. A check spec (``[data]`` or ``[input]``, ``[mechanism]``, ``[neighbours]``,
+``[query]`` with ``notions = ["dp"]``) composes ``--k`` independent runs of its mechanism;
+it may add a ``[composition]`` table with ``enclosure`` and ``grid`` only. An adaptive spec
+names the steps instead of a mechanism::
+
+    [data]
+    records = 1
+    values = [0, 1]
+    [composition]
+    steps = ["adaptive_rr:first", "adaptive_rr:again"]  # f(x, earlier_outputs) -> Dist | value
+    enclosure = "auto"       # "auto" (default), "never", "always"
+    grid = "ln(1001/1000)"   # optional: the enclosure's grid spacing ln(γ), rational γ > 1
+    [query]
+    epsilon = "ln(2)"
+    delta = "1/4"
+    [limits]
+    loss_values = 1000000    # distinct privacy-loss values kept exactly
+    sequences = 1048576      # output sequences enumerated (adaptive)
+
+Each step is a user function ``"module:function"`` of the spec's folder
+(:mod:`verifier.model.user_code`), called as ``f(x, (o_1, …, o_{j−1}))`` with the input
+(a tuple) and the tuple of earlier outputs; its answer is read strictly (a ``verifier.Dist``
+or an exact output label). ``--k`` repeats the list of steps. Every problem is a
+:class:`~verifier.core.errors.SpecError` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from verifier.core.budget import CHECK_LIMITS, Budget, budget_from_limits
+from verifier.core.epsilon import Epsilon, parse_epsilon
+from verifier.core.errors import SpecError
+from verifier.core.numbers import probability
+from verifier.io.files import check_tables, read_toml
+from verifier.io.keys import Table, list_of, record_value, string
+from verifier.io.neighbours_spec import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
+from verifier.io.spec import load_spec, parse_spec
+from verifier.model.data import check_domain
+from verifier.model.mechanisms import Mechanism
+from verifier.model.user_code import load_function
+from verifier.notions.adaptive import Step, adaptive_step
+from verifier.notions.composition_enclosure import ENCLOSURE_MODES
+from verifier.notions.loss_grid import Grid, parse_grid
+from verifier.notions.neighbours import Relation, replace_one
+
+__all__ = ["ComposeSpec", "load_compose_spec", "COMPOSITION_KEYS", "COMPOSE_LIMITS"]
+
+COMPOSITION_KEYS = {"steps", "enclosure", "grid"}
+COMPOSE_LIMITS = (*CHECK_LIMITS, "loss_values", "sequences")
+_OWN_LIMITS = ("loss_values", "sequences")
+
+
+@dataclass(frozen=True)
+class ComposeSpec:
+    """What ``plrv compose`` runs: one mechanism (``steps`` empty) or adaptive steps."""
+
+    path: str
+    mechanism: Mechanism | None
+    steps: tuple[Step, ...]
+    relation: Relation
+    epsilon: Epsilon
+    delta: object
+    budget: Budget
+    enclosure: str
+    grid: Grid | None
+
+
+def _options(table: Table) -> tuple[str, Grid | None]:
+    mode = table.string("enclosure", ENCLOSURE_MODES, "auto")
+    grid = table.read("grid", parse_grid, None)
+    return mode, grid
+
+
+def load_compose_spec(path: str | Path) -> ComposeSpec:
+    """Read and check a compose spec (either form)."""
+    raw = read_toml(path)
+    file = str(path)
+    search_dir = Path(path).resolve().parent
+    comp = Table.of(raw, "composition", file)
+    if "steps" in comp:
+        return _adaptive(raw, comp, file, search_dir)
+    comp.only(COMPOSITION_KEYS - {"steps"}, "composition (with a [mechanism])")
+    mode, grid = _options(comp)
+    limits = Table.of(raw, "limits", file)
+    own = budget_from_limits({k: v for k, v in limits.raw.items() if k in _OWN_LIMITS},
+                             _OWN_LIMITS, file)
+    rest = {name: t for name, t in raw.items() if name != "composition"}
+    if limits.raw:
+        rest["limits"] = {k: v for k, v in limits.raw.items() if k not in _OWN_LIMITS}
+    plain = "composition" not in raw and not own_given(limits)
+    s = load_spec(path) if plain else parse_spec(rest, file=file, search_dir=search_dir)
+    if s.notions != ("dp",):
+        raise SpecError(f"notions = {list(s.notions)!r}: plrv compose composes dp; write "
+                        f'notions = ["dp"]', file=file, key="query.notions",
+                        value=list(s.notions))
+    budget = replace(s.budget, max_loss_values=own.max_loss_values,
+                     max_sequences=own.max_sequences)
+    relation = s.relation or replace_one(s.values, s.records)
+    return ComposeSpec(file, s.mechanism, (), relation, s.epsilon, s.delta, budget, mode, grid)
+
+
+def own_given(limits: Table) -> bool:
+    return any(k in limits.raw for k in _OWN_LIMITS)
+
+
+_TABLES: Mapping[str, set | None] = {
+    "data": {"records", "values"},
+    "input": INPUT_KEYS,
+    "neighbours": NEIGHBOURS_KEYS,
+    "query": {"epsilon", "delta", "notions"},
+    "limits": set(COMPOSE_LIMITS),
+    "composition": COMPOSITION_KEYS,
+}
+
+
+def _adaptive(raw: Mapping, comp: Table, file: str, search_dir: Path) -> ComposeSpec:
+    if "mechanism" in raw:
+        raise comp.fail("steps", "give either [mechanism] (composed --k times) or "
+                                 "composition.steps (an adaptive composition), not both")
+    check_tables(raw, _TABLES, file)
+    budget = budget_from_limits(Table.of(raw, "limits", file).raw, COMPOSE_LIMITS, file)
+    given_input = Table.of(raw, "input", file)
+    data = Table.of(raw, "data", file, required=not given_input.raw)
+    if given_input.raw and data.raw:
+        raise SpecError("give either [input] (the inputs themselves) or [data], not both",
+                        file=file, key="input", value=given_input.raw)
+    inputs = None
+    if given_input.raw:
+        values, n, inputs = read_input(given_input)
+    else:
+        values = data.read("values", lambda v, k: check_domain(list_of(v, k, record_value), k),
+                           missing="missing: list the values a record can take")
+        data.check("values", budget.check_values, values)
+        n = data.integer("records", lo=1, missing="missing: the number of records n")
+        data.check("records", budget.check_records, n)
+    neighbours = Table.of(raw, "neighbours", file)
+    relation = (read_relation(neighbours, values, n, inputs, search_dir)
+                if inputs is not None or neighbours.raw else replace_one(values, n))
+    query = Table.of(raw, "query", file, required=True)
+    eps = query.read("epsilon", parse_epsilon, missing='missing: the claimed ε, e.g. "ln(2)"')
+    delta = query.rational("delta", "0", probability)
+    notions = query.list_of("notions", string, ["dp"])
+    if notions != ["dp"]:
+        raise query.fail("notions", f"notions = {notions!r:.60}: plrv compose composes dp; "
+                                    f'write notions = ["dp"] or leave the key out', notions)
+    refs = comp.list_of("steps", string)
+
+    def load(j: int) -> Step:
+        return adaptive_step(comp.check("steps", lambda: load_function(
+            refs[j], search_dir=search_dir, name=f"composition.steps[{j}]")))
+
+    steps = tuple(load(j) for j in range(len(refs)))
+    mode, grid = _options(comp)
+    return ComposeSpec(file, None, steps, relation, eps, delta, budget, mode, grid)
