@@ -3,7 +3,9 @@
 The expected values are the serial engines' (an independent computation: the serial brute
 force and, for symmetric mechanisms, the count engine); the parallel runs shard the same
 enumeration over worker processes, so every field of the JSON answer, witnesses included,
-must be equal. Random instances come from a seeded generator.
+must be equal. Random instances come from a seeded generator. The commands: check (brute
+force joint tables, DP pairs, DP alone on claims that hold and fail), sweep, pso and search
+(a conjecture with a counterexample and one without; the JSON without its wall time).
 """
 
 from __future__ import annotations
@@ -84,10 +86,61 @@ notions = ["dp", "apkdp", "ppkdp", "noiseless"]
     return spec
 
 
+DP_MECHANISM = '''
+from verifier import Dist
+
+COEFFS, WEIGHTS = {coeffs!r}, {weights!r}
+
+
+def mech(db):
+    """A weighted sum modulo 3 (not symmetric), read through noise of full support."""
+    s = sum(c * v for c, v in zip(COEFFS, db, strict=True)) % 3
+    return Dist({{(s + j) % 3: f"{{w}}/{{sum(WEIGHTS)}}" for j, w in enumerate(WEIGHTS)}})
+'''
+
+
+def _dp_instance(folder: Path, seed: int, holds: bool) -> Path:
+    """A random DP-only spec (brute force: the mechanism is not symmetric). Every likelihood
+    ratio is at most max(w)/min(w), so ε = ln of that holds at δ = 0; ε = 0 at δ = 0 fails
+    unless every law is the same (the coefficients are not all 0)."""
+    rng = random.Random(seed)
+    n, k = rng.randint(3, 4), rng.randint(2, 3)
+    weights = [rng.randint(1, 6) for _ in range(3)]
+    coeffs = [rng.randint(0, 2) for _ in range(n - 1)] + [rng.randint(1, 2)]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"dp{seed}.py").write_text(DP_MECHANISM.format(coeffs=coeffs, weights=weights))
+    epsilon = f"ln({max(weights)}/{min(weights)})" if holds else "0"
+    spec = folder / f"dp{seed}.toml"
+    spec.write_text(f"""
+[data]
+records = {n}
+values = {list(range(k))}
+
+[mechanism]
+kind = "function"
+function = "dp{seed}:mech"
+
+[query]
+epsilon = "{epsilon}"
+delta = "0"
+notions = ["dp"]
+""")
+    return spec
+
+
 def _run(*args: str) -> tuple[int, dict]:
     result = runner.invoke(app, [*args, "--json"])
     assert result.exit_code in (0, 1), result.output
     return result.exit_code, json.loads(result.stdout)
+
+
+def _search(*args: str) -> tuple[int, dict]:
+    """``plrv search`` (1 a counterexample, 3 none), its JSON without the wall time."""
+    result = runner.invoke(app, ["search", *args, "--json"])
+    assert result.exit_code in (1, 3), result.output
+    out = json.loads(result.stdout)
+    out.pop("seconds")
+    return result.exit_code, out
 
 
 def test_serial_executor_keeps_order_and_reports_progress():
@@ -97,6 +150,53 @@ def test_serial_executor_keeps_order_and_reports_progress():
     assert out == [9, 1, 4]
     assert seen == [(1, 3), (2, 3), (3, 3)]
     assert isinstance(current_executor(), SerialExecutor)
+
+
+class InOrderParallel(SerialExecutor):
+    """Shards in this process, but taken for a parallel executor of ``workers`` workers
+    (the sharded code paths, without Dask); records the shards' sizes."""
+
+    parallel = True
+
+    def __init__(self, workers: int = 2):
+        self.workers = workers
+        self.rounds: list[int] = []
+
+    def map(self, fn, shards, labels, progress=None):
+        self.rounds.append(len(shards))
+        return super().map(fn, shards, labels, progress)
+
+
+def test_first_passing_is_the_serial_first_whatever_the_rounds():
+    from verifier.parallel.chunks import first_passing
+
+    items = list(range(2000))
+    for test in (lambda x: x % 97 == 96 and x > 300, lambda x: x == 0, lambda x: x == 1999,
+                 lambda x: False, lambda x: x in (40, 17)):
+        serial = next((j for j, x in enumerate(items) if test(x)), None)
+        for workers, chunk in ((1, 1), (2, 16), (3, 7)):
+            ex = InOrderParallel(workers)
+            assert first_passing(iter(items), test, ex, chunk=chunk) == serial
+            tested = sum(ex.rounds) * chunk
+            assert ex.rounds and all(r <= workers * 8 for r in ex.rounds)
+            if serial is not None:  # no round after the one holding the answer
+                assert tested - workers * 8 * chunk <= serial < tested
+
+
+def test_dp_pairs_sharded_in_process_equal_serial(tmp_path):
+    """The sharded DP summary (shards run here) is the serial result: δ, ε, verdict, count
+    and witness, for claims that hold and fail, over several shard counts."""
+    from verifier.io.spec import load_spec
+    from verifier.notions.dp import check_dp
+
+    for seed, holds in ((30, True), (31, False), (32, True), (33, False)):
+        s = load_spec(_dp_instance(tmp_path, seed, holds))
+        serial = check_dp(s.mechanism, s.values, s.records, s.epsilon, s.delta)
+        assert serial.holds is holds
+        for workers in (1, 2, 5):
+            with use_executor(InOrderParallel(workers)) as ex:
+                assert check_dp(s.mechanism, s.values, s.records, s.epsilon, s.delta) == serial
+            assert ex.rounds and ex.rounds[0] > 1
 
 
 def test_missing_dask_names_the_extra(monkeypatch):
@@ -146,7 +246,13 @@ weight_at_most = "1/{rng.randint(2, 5)}"
 """)
         cases.append(["pso", str(spec), "--full"])
     cases.append(["pso", "examples/pso_bit_suppression.toml", "--full"])
+    for seed, holds in ((20, True), (21, False)):  # DP alone: sharded pairs, both witnesses
+        cases.append(["check", str(_dp_instance(tmp_path, seed, holds)), "--full"])
     return cases
+
+
+SEARCHES = [["apk-le-ppk", "--records", "2"],  # a counterexample (exhaustive, instance 22)
+            ["lemma6", "--records", "2", "--examples", "5"]]  # none: 256 instances
 
 
 @needs_dask
@@ -154,8 +260,9 @@ def test_workers_2_equal_serial(tmp_path):
     """One instance of each command (each run starts its own local cluster); every instance
     goes through the shared cluster of :func:`test_scheduler_equals_serial`."""
     cases = _cases(tmp_path)
-    for args in [cases[0], cases[3], cases[4]]:  # check, sweep, pso
+    for args in [cases[0], cases[3], cases[4], cases[7]]:  # check, sweep, pso, check dp
         assert _run(*args, "--workers", "2") == _run(*args), args
+    assert _search(*SEARCHES[0], "--workers", "2") == _search(*SEARCHES[0])
 
 
 @needs_dask
@@ -163,9 +270,12 @@ def test_library_tables_on_a_cluster_equal_serial(tmp_path):
     """Joint tables (exact ``==`` of every cell) and DP cases through one cluster."""
     from verifier.engines.joint import brute_force_tables, check_targets
     from verifier.io.spec import load_spec
-    from verifier.notions.dp import dp_cases
+    from verifier.notions.dp import check_dp, dp_cases
 
     specs = [load_spec(_instance(tmp_path, seed)) for seed in range(10, 13)]
+    serial_dp = {(s.path, eps, delta): check_dp(s.mechanism, s.values, s.records, eps, delta,
+                                                engine="brute")
+                 for s in specs for eps, delta in (("0", "0"), ("ln(3)", "1/2"))}
     assert all(not isinstance(s.model, tuple) for s in specs)
     serial = [(brute_force_tables(s.model, s.mechanism, s.knowledge,
                                   check_targets(s.targets, s.records)),
@@ -181,6 +291,9 @@ def test_library_tables_on_a_cluster_equal_serial(tmp_path):
                                       ) == tables
             assert [(c.label, c.loss) for c in dp_cases(s.mechanism, s.values, s.records,
                                                         engine="brute")] == cases
+            for eps, delta in (("0", "0"), ("ln(3)", "1/2")):  # the sharded summary
+                assert check_dp(s.mechanism, s.values, s.records, eps, delta, engine="brute"
+                                ) == serial_dp[s.path, eps, delta]
             total = done[-1][1]  # progress counts completed shards, one call each
             assert total > 1 and done == [(j, total) for j in range(1, total + 1)]
 
@@ -231,8 +344,14 @@ def local_cluster(tmp_path):
 
 @needs_dask
 def test_scheduler_equals_serial(tmp_path, local_cluster):
+    verdicts = []
     for args in _cases(tmp_path / "specs"):
-        assert _run(*args, "--scheduler", local_cluster) == _run(*args), args
+        serial = _run(*args)
+        assert _run(*args, "--scheduler", local_cluster) == serial, args
+        verdicts.append(serial[0])
+    assert verdicts[-2:] == [0, 1]  # the DP instances: one holds, one fails
+    for args in SEARCHES:
+        assert _search(*args, "--scheduler", local_cluster) == _search(*args), args
 
 
 DYING = '''
@@ -272,3 +391,26 @@ def test_a_lost_worker_fails_the_job_naming_the_shard(tmp_path):
     assert re.search(r"shard [1-4] of 4 \(records 0\.\.1 = \[[01], [01]\]\) failed",
                      result.output), result.output
     assert '"holds"' not in result.output  # no partial verdict
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+@needs_dask
+def test_a_cluster_left_without_workers_fails_the_job(monkeypatch):
+    """Shards would wait for a worker forever: the job fails with exit-2 error instead."""
+    from verifier.parallel import cluster
+
+    monkeypatch.setattr(cluster, "POLL_SECONDS", 0.2)
+    monkeypatch.setattr(cluster, "NO_WORKER_SECONDS", 1)
+    with executor_for(workers=1) as ex:
+        assert ex.map(_square, [2, 3], ["a", "b"]) == [4, 9]  # the cluster works
+        ex.client.cluster.scale(0)  # the local cluster keeps no worker, and starts none
+        end = time.monotonic() + 30
+        while ex.client.scheduler_info(n_workers=-1).get("workers") and time.monotonic() < end:
+            time.sleep(0.1)
+        start = time.monotonic()
+        with pytest.raises(VerifierError, match=r"no worker for 1 s with 2 of 2 shards"):
+            ex.map(_square, [4, 5], ["c", "d"])
+        assert time.monotonic() - start < 30

@@ -1,5 +1,7 @@
 """The counterexample search: exhaustive, Hypothesis, z3, then minimisation."""
 
+from contextlib import nullcontext
+
 from gmpy2 import mpq
 
 from verifier.symbolic.conjectures import Conjecture, SearchBudget, conjecture, search
@@ -59,3 +61,49 @@ def test_family_has_correlated_data_and_randomized_knowledge():
     assert any("all records equal" in x for x in labels)
     assert any("mixture of two iid laws" in x for x in labels)
     assert any("noisy view of record" in x for x in labels)
+
+
+class _InOrderParallel:
+    """A parallel executor of two workers that runs its shards here, in order (the sharded
+    path of the exhaustive stage, without Dask)."""
+
+    parallel = True
+    workers = 2
+
+    def map(self, fn, shards, labels, progress=None):
+        return [fn(s) for s in shards]
+
+
+def _without_time(res):
+    return (res.found, res.counterexample, res.first, res.stage, res.deltas, res.evidence)
+
+
+def test_sharded_exhaustive_stage_reports_the_serial_counterexample_and_count():
+    """Chunks of the family in rounds: the first counterexample in the family's order (not
+    the first to complete), the same count of instances, the same evidence."""
+    from verifier.parallel import use_executor
+
+    late = Conjecture("late", "no instance has 3 records, target 2 and a noisy view of "
+                      "record 1 (false, late in the family)",
+                      lambda i: not (i.n == 3 and i.target == 2 and "noisy view of record 1"
+                                     in i.label), strategy=None)
+    cases = [(conjecture("apk-le-ppk"), SMALL),
+             (late, SearchBudget(max_records=3, examples=1, shrink_steps=0)),
+             (Conjecture("none", "true", lambda i: True, strategy=None),
+              SearchBudget(max_records=3)),
+             (Conjecture("budget", "true", lambda i: True, strategy=None),
+              SearchBudget(max_records=3, instances=300))]
+    for conj, budget in cases:
+        serial = search(conj, budget)
+        with use_executor(_InOrderParallel()):
+            assert _without_time(search(conj, budget)) == _without_time(serial), conj.name
+        opened = search(conj, budget, exhaustive_on=lambda: nullcontext(_InOrderParallel()))
+        assert _without_time(opened) == _without_time(serial), conj.name
+    assert "at instance" in search(late, cases[1][1]).evidence[0]
+    assert search(*cases[3]).evidence[0].startswith("exhaustive: stopped at the budget of 300")
+
+
+def test_no_hypothesis_examples_skips_the_stage():
+    conj = Conjecture("none", "true", lambda i: True, family=lambda n: [])
+    assert search(conj, SearchBudget(examples=0)).evidence[1] == (
+        "hypothesis: skipped (0 examples asked)")

@@ -18,6 +18,7 @@ from verifier.io.cli_common import (
     check_outputs,
     print_json,
 )
+from verifier.io.executor_options import SchedulerOpt, WorkersOpt
 
 
 @app.command()
@@ -90,15 +91,20 @@ def search(
     records: Annotated[int, typer.Option(min=1, max=3, help="Largest number of records.")] = 3,
     examples: Annotated[int, typer.Option(min=0, help="Hypothesis examples.")] = 200,
     json_out: JsonOpt = False,
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
 ) -> int:
     """Search a minimised counterexample to a registered conjecture.
 
     1 a counterexample (re-checked exactly), 3 none found (evidence, never a proof).
+    --workers/--scheduler test the exhaustive family on Dask; the answer is the serial one.
     """
+    from verifier.parallel import executor_for
     from verifier.symbolic.conjectures import SearchBudget, conjecture
     from verifier.symbolic.conjectures import search as run
 
-    res = run(conjecture(name), SearchBudget(max_records=records, examples=examples))
+    res = run(conjecture(name), SearchBudget(max_records=records, examples=examples),
+              exhaustive_on=lambda: executor_for(workers, scheduler))  # closed after that stage
     if json_out:
         from verifier.io.json_out import search_json
         print_json(search_json(res))

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
+from gmpy2 import mpq
+
 from verifier.core.budget import Budget
-from verifier.core.epsilon import parse_epsilon
+from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import probability
 from verifier.engines.choice import build_tables
@@ -15,7 +17,7 @@ from verifier.engines.joint import check_targets
 from verifier.model.data import DataModel
 from verifier.model.knowledge import Knowledge, no_knowledge
 from verifier.model.mechanisms import Mechanism
-from verifier.notions.dp import dp_cases
+from verifier.notions.dp import by_counts, dp_cases, dp_summary
 from verifier.notions.neighbours import Relation, relation_cases
 from verifier.notions.partial import (
     Table,
@@ -27,6 +29,7 @@ from verifier.notions.partial import (
 )
 from verifier.notions.registry import APKDP, DP, NOTIONS, PPKDP, notion
 from verifier.notions.result import NotionResult, summarize
+from verifier.parallel import current_executor
 
 __all__ = ["NOTIONS", "Report", "Analysis", "analyse", "check_partial", "check_notions"]
 
@@ -57,8 +60,9 @@ class Analysis:
 
     def __init__(self, mech: Mechanism, values: tuple, records: int, budget: Budget | None,
                  engine: str, tables: list[Table] | None, pairs: tuple | None,
-                 relation: Relation | None = None):
+                 relation: Relation | None = None, progress: Progress | None = None):
         self.mech, self.values, self.records = mech, values, records
+        self.progress = progress  # shards of dp on a parallel executor
         self.relation = relation  # None: replace-one over databases of ``records`` records
         self.budget, self.engine = budget, engine
         self.tables, self.pairs = tables, pairs
@@ -72,13 +76,31 @@ class Analysis:
                                                  self.engine))
             self.info.insert(0, f"dp: neighbours {self.relation.describe()}")
         if self._dp_cases is None:
-            by_counts = self.engine == "counts" or (self.engine == "auto" and self.mech.symmetric)
             self._dp_cases = list(dp_cases(self.mech, self.values, self.records, self.budget,
                                            self.engine))
             self.info.insert(0, "dp: neighbouring count vectors of a symmetric mechanism"
-                             if by_counts else
+                             if by_counts(self.mech, self.engine) else
                              f"dp: brute force over {len(self.values)}^{self.records} databases")
         return self._dp_cases
+
+    def _dp_result(self, eps: Epsilon, d: mpq) -> NotionResult:
+        """DP from its cases (kept for the next claim), or — brute force over replace-one
+        on a parallel executor — from shards of the pairs merged in enumeration order
+        (:func:`~verifier.notions.dp.dp_summary`), the same answer and witness."""
+        rel = self.relation
+        if (self._dp_cases is None and current_executor().parallel
+                and not by_counts(self.mech, self.engine)
+                and (rel is None or rel.name == "replace-one")):
+            values, records = (self.values, self.records) if rel is None else (rel.values,
+                                                                              rel.records)
+            summary = dp_summary(self.mech, values, records, eps, d, self.budget,
+                                 self.engine, self.progress)
+            line = (f"dp: neighbours {rel.describe()}" if rel is not None else
+                    f"dp: brute force over {len(values)}^{records} databases")
+            if line not in self.info:
+                self.info.insert(0, line)
+            return summary.result("dp")
+        return summarize("dp", self._dp(), eps, d)
 
     def _need_tables(self, notion: str) -> list[Table]:
         if self.tables is None:
@@ -95,7 +117,7 @@ class Analysis:
         results: dict[str, NotionResult] = {}
         for n in asked:
             if n is DP:
-                results["dp"] = summarize("dp", self._dp(), eps, d)
+                results["dp"] = self._dp_result(eps, d)
             elif n is APKDP:
                 tables = self._need_tables(n.key)
                 rows = background_rows(tables, pairs, eps, d)
@@ -137,7 +159,8 @@ def analyse(mech: Mechanism, *, values: Sequence[Hashable], records: int,
         pair_list = ordered_pairs(model_list[0].values, pairs)
         tables = tables_for(model_list, know_list, mech, idx, budget,
                             build_tables(engine, progress))
-    return Analysis(mech, tuple(values), records, budget, engine, tables, pair_list, relation)
+    return Analysis(mech, tuple(values), records, budget, engine, tables, pair_list, relation,
+                    progress)
 
 
 def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,

@@ -10,25 +10,28 @@ over *ordered* neighbouring pairs, and the tight ε at δ the largest tight ε o
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from functools import partial
 
-from gmpy2 import comb
+from gmpy2 import comb, mpq
 
 from verifier.core.budget import Budget, check_database_count, format_size
 from verifier.core.distribution import Dist
-from verifier.core.epsilon import parse_epsilon
+from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import probability
 from verifier.engines.counts import compositions
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism, all_databases
 from verifier.notions.loss import output_losses, privacy_loss
-from verifier.notions.result import Case, NotionResult, summarize
+from verifier.notions.result import Case, NotionResult, Summary
 from verifier.parallel import current_executor
 from verifier.parallel.databases import SHARDS_PER_WORKER
 
-__all__ = ["dp_cases", "symmetric_dp_cases", "check_dp", "LossMemo"]
+__all__ = ["dp_cases", "symmetric_dp_cases", "brute_cases", "dp_summary", "by_counts",
+           "check_dp", "LossMemo"]
+
+Progress = Callable[[int, int], None]
 
 
 class LossMemo:
@@ -112,58 +115,53 @@ def dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
     A symmetric mechanism is enumerated by counts (``engine`` ``"auto"`` or ``"counts"``);
     brute force memoises the losses by the pair of output laws (``memo``, to read its
     counts)."""
-    if engine == "counts" or (engine == "auto" and mech.symmetric):
+    if by_counts(mech, engine):
         if not mech.symmetric:
             raise InvalidArgument(f"engine = 'counts' does not apply: the mechanism "
                                   f"{mech.name} is not declared symmetric")
         yield from symmetric_dp_cases(mech, values, n, budget)
         return
     domain = check_domain(values)
-    budget = budget or Budget()
+    _check_brute(mech, domain, n, budget or Budget())
+    outputs: dict[tuple, Dist] = {}
+    losses = memo if memo is not None else LossMemo()
+    executor = current_executor()
+    if executor.parallel:  # the mechanism's laws, sharded by the first records of D1
+        from verifier.parallel.pairs import head_labels, heads, laws_shard
+
+        hs = heads(domain, n, SHARDS_PER_WORKER * executor.workers)
+        for head, (laws, which) in zip(hs, executor.map(
+                laws_shard, [(mech, domain, n, head) for head in hs], head_labels(hs)),
+                strict=True):
+            interned = [losses.intern(law) for law in laws]
+            outputs.update(zip((head + tail for tail in all_databases(domain, n - len(head))),
+                               (interned[j] for j in which), strict=True))
+    yield from brute_cases(mech, domain, n, losses, outputs)
+
+
+def _check_brute(mech: Mechanism, domain: tuple, n: int, budget: Budget) -> None:
+    """Refuse the brute-force enumeration over the limits, before any of it is done."""
     budget.check_records(n)
     total = check_database_count(len(domain), n, budget)
     outs = len(mech(tuple(domain[:1]) * n))
     budget.require("work", total * n * (len(domain) - 1) * outs,
                    f"dp by brute force: databases × neighbours × outputs = {format_size(total)}"
                    f" × {n * (len(domain) - 1)} × {format_size(outs)}")
-    outputs: dict[tuple, Dist] = {}
-    losses = memo if memo is not None else LossMemo()
-    executor = current_executor()
-    if executor.parallel:  # the mechanism's laws, sharded by the first records of D1
-        p, heads = 0, [()]
-        while p < n - 1 and len(heads) < SHARDS_PER_WORKER * executor.workers:
-            p, heads = p + 1, list(all_databases(domain, p + 1))
-        labels = [f"databases with records 0..{p - 1} = {list(h)}" if p else "all databases"
-                  for h in heads]
-        for head, (laws, which) in zip(heads, executor.map(
-                _laws_shard, [(mech, domain, n, head) for head in heads], labels), strict=True):
-            interned = [losses.intern(law) for law in laws]
-            outputs.update(zip((head + tail for tail in all_databases(domain, n - p)),
-                               (interned[j] for j in which), strict=True))
-    yield from _brute_cases(mech, domain, n, losses, outputs)
 
 
-def _laws_shard(shard: tuple) -> tuple[list[Dist], list[int]]:
-    """``M(D)`` for the databases ``D = head + tail`` of one shard ``(mech, domain, n,
-    head)``, in lexicographic order: the distinct laws and each database's index into them."""
-    mech, domain, n, head = shard
-    index: dict[Dist, int] = {}
-    which = [index.setdefault(mech(head + tail), len(index))
-             for tail in all_databases(domain, n - len(head))]
-    return list(index), which
-
-
-def _brute_cases(mech: Mechanism, domain: tuple, n: int, losses: LossMemo,
-                 outputs: dict[tuple, Dist]) -> Iterator[Case]:
-    """Brute-force cases for every ``D1``, in lexicographic order (``outputs``: the interned
-    laws computed already)."""
+def brute_cases(mech: Mechanism, domain: tuple, n: int, losses: LossMemo,
+                outputs: dict[tuple, Dist], firsts: Iterable[tuple] | None = None
+                ) -> Iterator[Case]:
+    """Brute-force cases for every ``D1`` of ``firsts`` (default: every database, in
+    lexicographic order), each with its neighbours ``D1[i ↦ b]`` by ``i`` then ``b``
+    (``outputs``: the interned laws computed already)."""
 
     def run(db: tuple) -> Dist:
         if db not in outputs:
             outputs[db] = losses.intern(mech(db))
         return outputs[db]
 
-    for d1 in all_databases(domain, n):
+    for d1 in all_databases(domain, n) if firsts is None else firsts:
         p = run(d1)
         for i in range(n):
             for b in domain:
@@ -178,6 +176,34 @@ def _brute_cases(mech: Mechanism, domain: tuple, n: int, losses: LossMemo,
                 )
 
 
+def dp_summary(mech: Mechanism, values: Sequence[Hashable], n: int, eps: Epsilon,
+               delta: mpq, budget: Budget | None = None, engine: str = "auto",
+               progress: Progress | None = None) -> Summary:
+    """The :class:`~verifier.notions.result.Summary` of :func:`dp_cases` at (ε, δ).
+
+    Under a parallel executor (:mod:`verifier.parallel`) brute force shards the ordered
+    pairs by the first records of ``D1`` (:mod:`verifier.parallel.pairs`); the shards'
+    summaries, merged in enumeration order, are the serial summary, witnesses included.
+    ``progress(done, total)`` counts completed shards. The limits are checked for the whole
+    job first."""
+    executor = current_executor()
+    if executor.parallel and not by_counts(mech, engine):
+        from verifier.parallel.pairs import pair_summary
+
+        domain = check_domain(values)
+        _check_brute(mech, domain, n, budget or Budget())
+        return pair_summary(mech, domain, n, eps, delta, executor, progress)
+    summary = Summary(eps, delta)
+    for case in dp_cases(mech, values, n, budget, engine):
+        summary.add(case)
+    return summary
+
+
+def by_counts(mech: Mechanism, engine: str) -> bool:
+    """Whether :func:`dp_cases` enumerates count vectors (a symmetric mechanism)."""
+    return engine == "counts" or (engine == "auto" and mech.symmetric)
+
+
 def check_dp(mech: Mechanism, values: Sequence[Hashable], records: int, epsilon: object = "0",
              delta: object = "0", budget: Budget | None = None,
              engine: str = "auto") -> NotionResult:
@@ -190,4 +216,4 @@ def check_dp(mech: Mechanism, values: Sequence[Hashable], records: int, epsilon:
     """
     eps = parse_epsilon(epsilon)
     d = probability(delta, "delta")
-    return summarize("dp", dp_cases(mech, values, records, budget, engine), eps, d)
+    return dp_summary(mech, values, records, eps, d, budget, engine).result("dp")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from importlib import import_module
@@ -33,6 +34,8 @@ __all__ = ["DaskExecutor", "executor_for", "require_distributed", "run_on",
 SCHEDULER_ENV = "PLRV_SCHEDULER"
 RETRIES = 1  # a shard whose worker dies is run once more before the job fails
 CONNECT_TIMEOUT = "10s"
+POLL_SECONDS = 2  # how often a waiting job looks whether the cluster still has workers
+NO_WORKER_SECONDS = 120  # a cluster without any worker for this long fails the job
 
 
 def require_distributed(option: str) -> Any:
@@ -92,7 +95,7 @@ class DaskExecutor(Executor):
 
     def map(self, fn: Callable, shards: Sequence, labels: Sequence[str],
             progress: Progress | None = None) -> list:
-        as_completed = import_module("distributed").as_completed
+        wait = import_module("distributed").wait
         _ship_user_code_by_value()
         futures = [self.client.submit(fn, shard, pure=False, retries=RETRIES,
                                       key=f"plrv-shard-{j}-{os.urandom(6).hex()}")
@@ -100,17 +103,28 @@ class DaskExecutor(Executor):
         index = {f.key: j for j, f in enumerate(futures)}
         results: list = [None] * len(shards)
         errors: dict[int, BaseException] = {}
-        done = 0
+        pending, done, idle_since = set(futures), 0, None
         try:
-            for future in as_completed(futures, loop=self.client.loop):
-                j = index[future.key]
+            while pending:
                 try:
-                    results[j] = future.result()
-                except Exception as exc:  # a worker's exception, or the worker lost
-                    errors[j] = exc
-                done += 1
-                if progress:
-                    progress(done, len(shards))
+                    with self.client.as_current():  # wait() asks for the current client
+                        finished, pending = wait(pending, timeout=POLL_SECONDS,
+                                                 return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    finished = set()
+                if not finished:  # nothing finished: is anyone still working on the shards?
+                    idle_since = self._check_workers(idle_since, len(pending), len(shards))
+                    continue
+                idle_since = None
+                for future in sorted(finished, key=lambda f: index[f.key]):
+                    j = index[future.key]
+                    try:
+                        results[j] = future.result()
+                    except Exception as exc:  # a worker's exception, or the worker lost
+                        errors[j] = exc
+                    done += 1
+                    if progress:
+                        progress(done, len(shards))
         finally:
             for f in futures:
                 f.release()
@@ -118,6 +132,35 @@ class DaskExecutor(Executor):
             j = min(errors)
             raise _shard_error(f"{j + 1} of {len(shards)} ({labels[j]})", errors[j])
         return results
+
+    def _check_workers(self, idle_since: float | None, pending: int, total: int
+                       ) -> float | None:
+        """Fail the job once the cluster has had no worker for :data:`NO_WORKER_SECONDS`
+        (shards would wait for one forever); return since when it has had none."""
+        if self.client.scheduler_info(n_workers=-1).get("workers"):
+            return None
+        now = time.monotonic()
+        if idle_since is None:
+            return now
+        if now - idle_since >= NO_WORKER_SECONDS:
+            raise ShardFailed(f"{self.where} has had no worker for {NO_WORKER_SECONDS:g} s "
+                              f"with {pending} of {total} shards not computed; no result is "
+                              f"reported")
+        return idle_since
+
+
+def _check_address(scheduler: str) -> None:
+    """Refuse what is not a scheduler address before connecting (a client given one fails
+    late and leaves a connection that blocks the interpreter's exit)."""
+    get_address_host_port = import_module("distributed.comm").get_address_host_port
+    try:
+        host, port = get_address_host_port(scheduler)
+        if not host or not 0 < port < 65536:
+            raise ValueError("a host and a port in 1..65535 are needed")
+    except ValueError as exc:  # no port, an unknown protocol, a port that is no number
+        raise InvalidArgument(f"--scheduler {scheduler!r} is not a scheduler address such "
+                              f"as tcp://10.0.0.5:8786 ({exc})", argument="--scheduler"
+                              ) from None
 
 
 @contextmanager
@@ -139,6 +182,7 @@ def executor_for(workers: int | None = None, scheduler: str | None = None
         return
     distributed = require_distributed("--scheduler" if scheduler else "--workers")
     if scheduler is not None:
+        _check_address(scheduler)
         try:
             client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT,
                                         set_as_default=False)

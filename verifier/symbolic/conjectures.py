@@ -16,10 +16,13 @@ never makes a conjecture "true" (only z3's proofs on the templates are proofs, o
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from itertools import islice
 
 from verifier.core.errors import UnknownName
+from verifier.parallel.executor import Executor
 from verifier.symbolic.small import Instance
 from verifier.symbolic.small_families import build, exhaustive, shrinks, strategy
 
@@ -92,14 +95,43 @@ def _violates(conj: Conjecture) -> Callable[[Instance], bool]:
     return violates
 
 
-def search(conj: Conjecture, budget: SearchBudget | None = None) -> SearchResult:
-    """Exhaustive, then Hypothesis, then z3; a minimised counterexample or the evidence."""
+@dataclass(frozen=True)
+class _Violation:
+    """``not predicate`` as a value a shard can carry (a closure over the conjecture is not)."""
+
+    predicate: Callable[[Instance], bool]
+
+    def __call__(self, inst: Instance) -> bool:
+        return not self.predicate(inst)
+
+
+def search(conj: Conjecture, budget: SearchBudget | None = None,
+           exhaustive_on: Callable[[], AbstractContextManager[Executor]] | None = None
+           ) -> SearchResult:
+    """Exhaustive, then Hypothesis, then z3; a minimised counterexample or the evidence.
+
+    On a parallel executor (:mod:`verifier.parallel`) the exhaustive family is tested in
+    chunks (:func:`verifier.parallel.chunks.first_passing`): the counterexample and the
+    count of instances reported are the serial ones. ``exhaustive_on()`` opens that
+    executor (e.g. ``lambda: executor_for(workers=2)``) and it is closed when the stage
+    ends; without it, the current executor. Every other step runs serially here (the exact
+    engine included), with no cluster open."""
+    from verifier.parallel import SerialExecutor, current_executor, use_executor
+
     b = budget or SearchBudget()
     start = time.perf_counter()
     violates = _violates(conj)
     evidence: list[str] = []
+    opened = exhaustive_on() if exhaustive_on is not None else nullcontext(current_executor())
+    with opened as executor, use_executor(SerialExecutor()):
+        found, stage = (_exhaustive_sharded(conj, b, executor, evidence) if executor.parallel
+                        else _exhaustive(conj, b, violates, evidence))
+    with use_executor(SerialExecutor()):
+        return _later_stages(conj, b, violates, evidence, found, stage, start)
 
-    found, stage = _exhaustive(conj, b, violates, evidence)
+
+def _later_stages(conj: Conjecture, b: SearchBudget, violates, evidence: list[str],
+                  found: Instance | None, stage: str, start: float) -> SearchResult:
     if found is None and conj.strategy is not None:
         found, stage = _hypothesis(conj, b, violates, evidence)
     if found is None and conj.claim is not None:
@@ -129,12 +161,45 @@ def _exhaustive(conj, b: SearchBudget, violates, evidence: list[str]):
         if violates(inst):
             evidence.append(f"exhaustive: counterexample at instance {count}")
             return inst, "exhaustive"
-    evidence.append(f"exhaustive: {count} instances, every one with 1..{b.max_records} binary "
-                    f"records, none a counterexample")
+    evidence.append(_none_found(count, b))
+    return None, ""
+
+
+def _none_found(count: int, b: SearchBudget) -> str:
+    return (f"exhaustive: {count} instances, every one with 1..{b.max_records} binary "
+            f"records, none a counterexample")
+
+
+def _exhaustive_sharded(conj, b: SearchBudget, executor: Executor, evidence: list[str]):
+    """:func:`_exhaustive` with the predicate evaluated in chunks on ``executor``: the same
+    counterexample (the first in the family's order), count and evidence."""
+    from verifier.parallel.chunks import first_passing
+
+    family = iter(conj.family(b.max_records))
+    seen: list[Instance] = []  # what the shards were given, in order (for the report)
+
+    def within_budget() -> Iterator[Instance]:
+        for inst in islice(family, b.instances):
+            seen.append(inst)
+            yield inst
+
+    hit = first_passing(within_budget(), _Violation(conj.predicate), executor,
+                        "exhaustive instances")
+    if hit is not None:
+        evidence.append(f"exhaustive: counterexample at instance {hit + 1}")
+        return seen[hit], "exhaustive"
+    if next(family, None) is not None:
+        evidence.append(f"exhaustive: stopped at the budget of {b.instances} instances "
+                        f"(records up to {max(i.n for i in seen)})")
+        return None, ""
+    evidence.append(_none_found(len(seen), b))
     return None, ""
 
 
 def _hypothesis(conj, b: SearchBudget, violates, evidence: list[str]):
+    if b.examples < 1:
+        evidence.append("hypothesis: skipped (0 examples asked)")
+        return None, ""
     try:
         from hypothesis import HealthCheck, find, settings
         from hypothesis.errors import NoSuchExample
