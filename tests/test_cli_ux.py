@@ -393,3 +393,56 @@ def test_check_of_a_plain_spec_loads_neither_sympy_nor_z3():
 def test_full_without_json_is_refused_not_ignored(command, example):
     result = runner.invoke(app, [command, str(EXAMPLES / example), "--full"])
     assert result.exit_code == 2 and "--full" in result.stderr
+
+
+# ------------------------------------------------------------------ the command line itself
+
+@pytest.mark.parametrize("args, option", [
+    (["check", "examples/tally_symbolic.toml", "--at", "p=1/3", "--at", "p=1/2"], "--at"),
+    (["check", "examples/randomized_response.toml", "--json", "--json"], "--json"),
+    (["check", "examples/randomized_response.toml", "--workers", "2", "--workers=3"],
+     "--workers"),
+    (["compose", "examples/randomized_response.toml", "--k", "2", "--k", "3"], "--k"),
+])
+def test_an_option_given_twice_is_refused(args, option):
+    """The parser would keep the last value silently; which one the user meant is unknown."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert f"error: {option} is given twice" in result.output
+
+
+def test_a_failure_while_parsing_the_command_line_is_one_line_and_exit_2(monkeypatch):
+    from verifier.io import app as app_module
+
+    def broken(self, ctx, args):
+        raise RuntimeError("parser broke")
+
+    monkeypatch.setattr(app_module._VerdictCommand, "parse_args", broken)
+    result = runner.invoke(app, ["check", "examples/randomized_response.toml"])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "RuntimeError" in lines[0]
+
+
+CHDIR_MECH = '''
+import os
+
+
+def mech(db):
+    """The sum of the records, released after moving the working directory elsewhere."""
+    os.chdir(os.path.join(os.path.dirname(__file__), "elsewhere"))
+    return sum(db)
+'''
+
+
+def test_output_paths_are_fixed_before_user_code_runs(tmp_path, monkeypatch):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "wander.py").write_text(CHDIR_MECH)
+    (tmp_path / "spec.toml").write_text(
+        '[data]\nrecords = 2\nvalues = [0, 1]\n[mechanism]\nkind = "function"\n'
+        'function = "wander:mech"\n[query]\nepsilon = "ln(2)"\nnotions = ["dp"]\n')
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["check", "spec.toml", "--certificate", "cert.json"])
+    assert result.exit_code in (0, 1), result.output
+    assert (tmp_path / "cert.json").is_file()  # where the command line said, when it said it
+    assert not (tmp_path / "elsewhere" / "cert.json").exists()

@@ -256,3 +256,14 @@ def test_input_and_data_together_are_refused(tmp_path):
     text = VECTOR_SPEC + "[data]\nrecords = 2\nvalues = [0, 1]\n"
     with pytest.raises(SpecError, match="either \\[input\\]"):
         load_spec(spec_file(tmp_path, text))
+
+
+def test_an_attacker_table_with_dp_alone_is_refused(tmp_path):
+    """dp compares neighbouring databases; it has no target or background knowledge, so an
+    [attacker] table with notions = ["dp"] would be ignored: it is refused, naming its key."""
+    text = COUNT_SPEC.replace("[neighbours]\nrelation = \"add-remove-one\"\n",
+                              "[attacker]\ntarget = 1\n")
+    with pytest.raises(SpecError) as info:
+        load_spec(spec_file(tmp_path, text))
+    assert info.value.key == "attacker.target"
+    assert "would ignore it" in str(info.value)

@@ -232,11 +232,23 @@ def test_symmetric_boolean_is_read_as_written(tmp_path):
                 "check"),
     ("guess", PSO, "this is a singling-out spec (it has [universe], [rows], [adversary]), not "
                    "one for plrv guess; run plrv pso"),
-], ids=["check-on-pso", "check-on-guess", "pso-on-check", "guess-on-pso"])
+    ("prove", PSO, "this is a singling-out spec (it has [universe], [rows], [adversary]), not "
+                   "one for plrv prove; run plrv pso"),
+    ("reducible", GUESS, "this is a guessing spec (it has [domain]), not one for plrv "
+                         "reducible; run plrv guess"),
+    ("compose", PSO, "this is a singling-out spec (it has [universe], [rows], [adversary]), "
+                     "not one for plrv compose; run plrv pso"),
+], ids=["check-on-pso", "check-on-guess", "pso-on-check", "guess-on-pso", "prove-on-pso",
+        "reducible-on-guess", "compose-on-pso"])
 def test_spec_for_another_command(tmp_path, command, text, hint):
+    from verifier.io.compose_spec import load_compose_spec
+    from verifier.symbolic.instance import load_symbolic
+
+    loaders = {**LOADERS, "prove": load_symbolic, "compose": load_compose_spec,
+               "reducible": lambda path: load_symbolic(path, "reducible")}
     path = write(tmp_path, text)
     with pytest.raises(SpecError) as info:
-        LOADERS[command](path)
+        loaders[command](path)
     assert info.value.detail == f"{hint} {path}"
 
 

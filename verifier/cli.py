@@ -25,6 +25,7 @@ from verifier.io.cli_common import (
     PlotOpt,
     ProgressOpt,
     SpecArg,
+    absolute,
     check_outputs,
     full_needs_json,
     load_overridden,
@@ -116,9 +117,10 @@ def sweep(
     p: Annotated[str | None, typer.Option(
         "--p", help='Comma-separated P[record = last value], one curve each (two-valued '
                     'records); default: the spec\'s prior.')] = None,
-    csv_out: Annotated[Path | None, typer.Option("--csv", help="Write the rows as CSV.")] = None,
+    csv_out: Annotated[Path | None, typer.Option("--csv", callback=absolute,
+                                                     help="Write the rows as CSV.")] = None,
     json_file: Annotated[Path | None, typer.Option(
-        "--json-file", help="Write the rows as JSON.")] = None,
+        "--json-file", callback=absolute, help="Write the rows as JSON.")] = None,
     json_out: JsonOpt = False,
     plot: PlotOpt = None,
     budget: BudgetOpt = None,
@@ -171,6 +173,7 @@ def guess(
         help="Prior probability of the goal, P[X ∈ g(x)] (without SPEC; default: worst case).")
     ] = None,
     plot: Annotated[Path | None, typer.Option(
+        callback=absolute,
         help="Draw advantage against ε for several priors (simplified bound) to a .png, .pdf "
              "or .svg file (needs plrv[plot]).")] = None,
     tolerance: Annotated[str | None, typer.Option(

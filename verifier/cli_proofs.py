@@ -70,7 +70,7 @@ def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = N
     from verifier.symbolic.reducibility import decide_reducible
 
     check_outputs(**{"--certificate": (certificate, None)})
-    sym = load_symbolic(spec)
+    sym = load_symbolic(spec, "reducible")
     res = decide_reducible(sym)
     if certificate is not None:
         from verifier.certificates.emit_symbolic import reducible_certificate, write_certificate

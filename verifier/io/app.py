@@ -36,6 +36,26 @@ class _VerdictCommand(TyperCommand):
     """Runs a command whose function returns its exit status, and turns every exception
     (even one raised while rendering or writing the output) into ``error: …`` and exit 2."""
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Refuse an option that takes one value given twice (the parser would keep the last
+        one silently)."""
+        from typer._click.exceptions import UsageError
+
+        single = {name: opt.opts[-1] for opt in self.params
+                  if opt.param_type_name == "option" and not getattr(opt, "multiple", False)
+                  and not getattr(opt, "count", False)
+                  for name in (*opt.opts, *opt.secondary_opts)}
+        seen: set[str] = set()
+        for token in args:
+            if token == "--":
+                break
+            name = single.get(token.split("=", 1)[0])
+            if name is not None:
+                if name in seen:
+                    raise UsageError(f"{name} is given twice; give it once", ctx)
+                seen.add(name)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: Any) -> Any:
         try:
             code = super().invoke(ctx)
@@ -92,6 +112,11 @@ class _Group(TyperGroup):
             code = ERROR
         except Abort:
             typer.echo("error: aborted", err=True)
+            code = ERROR
+        except Exception as exc:  # while parsing the command line: still one line, exit 2
+            from verifier.io.failure import error_line
+
+            typer.echo(error_line(exc, None, "--debug" in (args or sys.argv)), err=True)
             code = ERROR
         code = code if isinstance(code, int) else HOLDS
         if standalone_mode:

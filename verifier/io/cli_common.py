@@ -3,10 +3,19 @@ overrides, checking output paths before any work, and printing JSON."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+
+def absolute(value: Path | None) -> Path | None:
+    """An output path made absolute as the command line is read (symbolic links are left
+    for the output checks to refuse), so that nothing run later — user code that changes
+    the working directory — can move where the output goes."""
+    return None if value is None else Path(os.path.abspath(value))
+
 
 SpecArg = Annotated[Path, typer.Argument(help="A spec file (TOML).", show_default=False)]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
@@ -25,10 +34,11 @@ ProgressOpt = Annotated[bool | None, typer.Option(
     help="Show a progress bar on stderr (default: when stderr is a terminal; --progress "
          "forces it).")]
 PlotOpt = Annotated[Path | None, typer.Option(
-    "--plot", help="Draw the curves to a .png, .pdf or .svg file (needs plrv[plot]).")]
+    "--plot", callback=absolute,
+    help="Draw the curves to a .png, .pdf or .svg file (needs plrv[plot]).")]
 CertOpt = Annotated[Path | None, typer.Option(
-    "--certificate", help="Also write a certificate (JSON): the evidence, for plrv "
-                          "verify-certificate.")]
+    "--certificate", callback=absolute,
+    help="Also write a certificate (JSON): the evidence, for plrv verify-certificate.")]
 
 
 def load_overridden(spec: Path, budget: int | None, budget_counts: int | None, engine: str | None,

@@ -36,7 +36,7 @@ from verifier.core.budget import CHECK_LIMITS, Budget, budget_from_limits
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import SpecError
 from verifier.core.numbers import probability
-from verifier.io.files import check_tables, read_toml
+from verifier.io.files import check_kind, check_tables, read_toml
 from verifier.io.keys import Table, list_of, record_value, string
 from verifier.io.neighbours_spec import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 from verifier.io.spec import load_spec, parse_spec
@@ -80,6 +80,7 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
     """Read and check a compose spec (either form)."""
     raw = read_toml(path)
     file = str(path)
+    check_kind(raw, "compose", file)
     search_dir = Path(path).resolve().parent
     comp = Table.of(raw, "composition", file)
     if "steps" in comp:

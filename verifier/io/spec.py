@@ -162,6 +162,11 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
                                      "noiseless; dp ranges over its neighbouring relation: "
                                      'give it in [neighbours] (relation = "pairs") or ask '
                                      "for the other notions", attacker.raw["pairs"])
+    if notions == ("dp",) and attacker.raw:
+        key = next(iter(attacker.raw))
+        raise attacker.fail(key, "[attacker] describes the attacker of apkdp, ppkdp and "
+                                 "noiseless; notions = [\"dp\"] would ignore it: remove the "
+                                 "table or ask for those notions", attacker.raw[key])
     return Spec(file, values, n, model, mech, know, targets, pairs, eps, delta, notions, budget,
                 engine, relation)
 

@@ -25,7 +25,7 @@ from gmpy2 import mpq
 
 from verifier.core.errors import SpecError, VerifierError
 from verifier.core.numbers import format_rational, rational
-from verifier.io.files import read_toml
+from verifier.io.files import check_kind, read_toml
 from verifier.io.spec import Spec, parse_spec
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
 from verifier.symbolic.expressions import parse_expression
@@ -74,10 +74,12 @@ class SymbolicSpec:
         return parse_spec(raw, file=self.path, search_dir=self.search_dir)
 
 
-def load_symbolic(path: str | Path) -> SymbolicSpec:
-    """Read a spec file that may declare ``[parameters]``."""
-    return parse_symbolic(read_toml(path), file=str(path),
-                          search_dir=Path(path).resolve().parent)
+def load_symbolic(path: str | Path, command: str = "prove") -> SymbolicSpec:
+    """Read a spec file that may declare ``[parameters]``, for ``command`` (a spec meant for
+    another command is named as such)."""
+    raw = read_toml(path)
+    check_kind(raw, command, str(path))
+    return parse_symbolic(raw, file=str(path), search_dir=Path(path).resolve().parent)
 
 
 def _locations(raw: Mapping):
