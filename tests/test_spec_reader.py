@@ -405,3 +405,14 @@ def test_write_atomically_leaves_nothing_on_failure(tmp_path):
         write_atomically({kept: lambda tmp: tmp.write_text("after"), tmp_path / "b.json": fail})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.csv"]
     assert kept.read_text() == "before"
+
+
+@pytest.mark.parametrize("text, line", [
+    ('[data]\nrecords = 2\nvalues = [0, 1]\nrecords = 3\n', "line 4: 'records = 3'"),
+    ('a = 1\n\n# a comment\n[t]\nx = 1\n[u]\ny = [\n  1,\n]\ny = 2\n', "line 10: 'y = 2'"),
+])
+def test_a_key_set_twice_is_named_with_its_line(tmp_path, text, line):
+    path = write(tmp_path, text)
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    assert info.value.detail == f"not valid TOML: {line} sets a key that is already set"

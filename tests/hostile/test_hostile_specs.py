@@ -369,3 +369,17 @@ def test_valid_control(tmp_path, command, doc, code):
 def test_symmetric_boolean_control(tmp_path, symmetric, code):
     spec = with_user_module(tmp_path, mutate(USER, "mechanism.symmetric", symmetric))
     assert_verdict(invoke(["check", spec]), code)
+
+
+@pytest.mark.parametrize("key", ["re\u202ecords", "rec\u0000ords", "rec\u200bords",
+                                 "rec\x1b[31mords"], ids=["bidi", "nul", "zero-width", "ansi"])
+def test_invisible_characters_in_a_key_are_shown_escaped(tmp_path, key):
+    """A key with a right-to-left override, a NUL, a zero-width space or a terminal escape is
+    named in the error with those characters escaped (it cannot reorder or hide the line)."""
+    doc = dict(RR)
+    doc["data"] = {**RR["data"], key: 3}
+    path = write(tmp_path, doc)
+    line = assert_error(invoke(["check", path]), "unknown key")
+    assert all(c.isprintable() for c in line), repr(line)
+    escaped = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in key)
+    assert f"data.{escaped}" in line

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import sysconfig
 import traceback
+import unicodedata
 from pathlib import Path
 
 from verifier.core.errors import SpecError, VerifierError
@@ -24,8 +25,15 @@ _SYSTEM = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "pur
                                                      "platlib")})
 
 
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})  # controls, format (bidi), unassigned
+
+
 def _one_line(text: str) -> str:
+    """One line, every character visible: a control, bidirectional or other invisible
+    character (from a key or a value of the user's) is shown as its escape ``\\u202e``."""
     text = " ".join(text.split())
+    text = "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in _HIDDEN else c
+                   for c in text)
     if len(text) <= MAX_LENGTH:
         return text
     half = MAX_LENGTH // 2 - 2

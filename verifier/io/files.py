@@ -80,6 +80,32 @@ def _read_bytes(path: str | Path) -> bytes:
     return b"".join(chunks)
 
 
+_OVERWRITE = "Cannot overwrite a value"  # tomllib's words for a key set twice
+
+
+def _overwritten(text: str) -> str | None:
+    """Where a key is set a second time: tomllib says only "Cannot overwrite a value (at end
+    of document)". The first line whose prefix of the document fails so is found by bisection
+    (a prefix fails so exactly when it holds that line)."""
+    from bisect import bisect_left
+
+    lines = text.splitlines()
+
+    def fails_so(k: int) -> bool:
+        try:
+            tomllib.loads("\n".join(lines[:k]))
+        except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+            return str(exc).startswith(_OVERWRITE)
+        return False
+
+    k = bisect_left(range(len(lines) + 1), True, key=fails_so)
+    if not 0 < k <= len(lines):
+        return None
+    line = " ".join(lines[k - 1].split())
+    shown = line if len(line) <= 60 else line[:57] + "…"
+    return f"line {k}: {shown!r} sets a key that is already set"
+
+
 def read_toml(path: str | Path) -> dict:
     """The file's tables; an unreadable, oversized or non-regular file, bytes that are not
     UTF-8 and invalid TOML are each a :class:`SpecError` naming the file (and the line)."""
@@ -95,7 +121,8 @@ def read_toml(path: str | Path) -> dict:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"not valid TOML: {exc}", file=file) from None
+        where = _overwritten(text) if str(exc).startswith(_OVERWRITE) else None
+        raise SpecError(f"not valid TOML: {where or exc}", file=file) from None
     except RecursionError:
         raise SpecError("not valid TOML: arrays or tables nested too deeply", file=file) from None
     except ValueError as exc:  # e.g. an integer beyond Python's digit limit
