@@ -104,6 +104,8 @@ def test_symbolic_bijections_are_marked_not_independently_checkable(tmp_path):
     assert cert["independently_checkable"] is False
     out = verify_certificate(cert)
     assert out.verified and "not independently checkable" in out.notes[0]
+    # consistent, but nothing the verdict rests on was re-checked: not "verified"
+    assert out.recorded == [out.notes[0]] and out.status[0] == 3
 
 
 def test_a_counterexample_is_re_derived(counterexample):
@@ -144,6 +146,11 @@ def test_a_z3_proof_is_recorded_with_the_solver(tmp_path):
     assert inst["solver"] == {"name": "z3", "version": z3.get_version_string()}
     out = verify_certificate(cert)
     assert out.verified and "not independently checkable" in out.notes[-1]
+    assert out.recorded == [out.notes[-1]] and out.status[0] == 3
+    path = tmp_path / "p.json"
+    result = runner.invoke(app, ["verify-certificate", str(path)])
+    assert result.exit_code == 3, result.output
+    assert result.output.strip().splitlines()[-1].startswith("not verified: consistent")
 
 
 def test_every_known_set_counterexamples_verify(tmp_path):
@@ -156,6 +163,8 @@ def test_every_known_set_counterexamples_verify(tmp_path):
     # knowing record 0 or 1 or both, the threshold leaks as above: three counterexamples
     assert [i["status"] for i in cert["instances"]] == ["proved"] + ["counterexample"] * 3
     assert sum("counterexample verified" in n for n in out.notes) == 3
+    # the refutation is re-checked; the recorded proof of the first instance does not matter
+    assert out.recorded == [] and out.status == (0, "verified")
 
 
 def test_certificates_match_the_published_schema(tally, counterexample):

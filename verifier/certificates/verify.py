@@ -36,6 +36,7 @@ try:  # inside the package, or run as a script from this folder
         MAX_DATABASES,
         ZERO,
         Eps,
+        Recorded,
         Rejected,
         brief,
         case_delta,
@@ -52,6 +53,7 @@ except ImportError:  # pragma: no cover - the standalone use: python verify.py F
         MAX_DATABASES,
         ZERO,
         Eps,
+        Recorded,
         Rejected,
         brief,
         case_delta,
@@ -92,6 +94,23 @@ class Outcome:
     verified: bool
     reason: str | None = None
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def recorded(self) -> list[str]:
+        """The parts of the verdict only recorded, not re-checked (then the certificate is
+        consistent, not verified)."""
+        return [n for n in self.notes if isinstance(n, Recorded)]
+
+    @property
+    def status(self) -> tuple[int, str]:
+        """Exit status and last line: 0 verified, 1 rejected, 3 consistent but resting on
+        recorded parts this checker cannot re-check."""
+        if not self.verified:
+            return 1, f"rejected: {self.reason}"
+        if self.recorded:
+            return 3, ("not verified: consistent, but the verdict rests on recorded parts "
+                       "this checker cannot re-check (see above)")
+        return 0, "verified"
 
 
 # ------------------------------------------------------------------ check certificates
@@ -357,7 +376,8 @@ def verify_file(path: str, limit: int = MAX_DATABASES) -> Outcome:
 
 
 def main(argv: list[str]) -> int:
-    """``python verify.py FILE``: exit 0 verified, 1 rejected, 2 usage error."""
+    """``python verify.py FILE``: exit 0 verified, 1 rejected, 2 usage error, 3 consistent
+    but resting on recorded parts (a solver's proof) this checker cannot re-check."""
     if len(argv) != 1:
         print("usage: python verify.py CERTIFICATE.json", file=sys.stderr)
         return 2
@@ -369,8 +389,9 @@ def main(argv: list[str]) -> int:
     out = verify_file(argv[0])
     for note in out.notes:
         print(f"  {note}")
-    print("verified" if out.verified else f"rejected: {out.reason}")
-    return 0 if out.verified else 1
+    code, last = out.status
+    print(last)
+    return code
 
 
 if __name__ == "__main__":

@@ -26,6 +26,12 @@ class Rejected(Exception):
     """The certificate does not match: the message names the first discrepancy."""
 
 
+class Recorded(str):
+    """A note saying that a part the verdict rests on is only recorded in the certificate
+    (a solver's proof, a symbolic identity): this checker cannot re-check it, so the
+    certificate is not verified, only found consistent."""
+
+
 def q(text: object, where: str) -> Fraction:
     """An exact rational written ``"num/den"``; anything else is rejected."""
     if not isinstance(text, str) or not _NUMBER.match(text):

@@ -19,10 +19,19 @@ from collections import Counter
 from collections.abc import Callable
 
 try:  # inside the package, or run as a script from this folder
-    from verifier.certificates.verify_exact import ZERO, Rejected, enumerable, joint, key, q
+    from verifier.certificates.verify_exact import (
+        ZERO,
+        Recorded,
+        Rejected,
+        enumerable,
+        joint,
+        key,
+        q,
+    )
 except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
     from verify_exact import (  # type: ignore[import-not-found,no-redef]
         ZERO,
+        Recorded,
         Rejected,
         enumerable,
         joint,
@@ -96,8 +105,8 @@ def verify_reducible(cert: dict, notes: list, limit: int) -> None:
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
     width, values = len(spec["values"]), spec["values"]
     if not cert["independently_checkable"]:
-        notes.append(f"not independently checkable ({res['method']}): "
-                     f"{len(ev.get('tables', []))} tables of bijections recorded")
+        notes.append(Recorded(f"not independently checkable ({res['method']}): "
+                              f"{len(ev.get('tables', []))} tables of bijections recorded"))
         return
     why = enumerable(spec, limit)
     if why is not None:
@@ -213,6 +222,8 @@ def verify_prove(cert: dict, notes: list, check: Callable) -> None:
         kept = [p for p in cert["instances"] if not p["independently_checkable"]]
         solvers = {f"{p['solver']['name']} {p['solver']['version']}" for p in kept
                    if "solver" in p}
-        notes.append(f"{recorded} instance(s) {', '.join(sorted({p['status'] for p in kept}))} "
-                     f"not independently checkable (recorded"
-                     f"{': ' + ', '.join(sorted(solvers)) if solvers else ''})")
+        text = (f"{recorded} instance(s) {', '.join(sorted({p['status'] for p in kept}))} "
+                f"not independently checkable (recorded"
+                f"{': ' + ', '.join(sorted(solvers)) if solvers else ''})")
+        # a verified counterexample refutes the claim whatever the recorded instances say
+        notes.append(text if status == "counterexample" else Recorded(text))
