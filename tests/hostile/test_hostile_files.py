@@ -287,3 +287,19 @@ def test_internal_error_says_so_and_mentions_debug(tmp_path):
     spec = write(tmp_path, RR)
     o = run(["check", spec], prefix=[sys.executable, "-c", PATCHED], env=clean_env())
     assert_error(o, "internal error", "--debug")
+
+
+def test_a_full_disk_while_writing_a_certificate_names_the_option(tmp_path, monkeypatch):
+    """The disk fills up while the certificate is written: exit 2 naming --certificate, and
+    no file (not even a partial one) is left."""
+    import errno
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    spec = write(tmp_path, RR)
+    monkeypatch.setattr(Path, "write_text", full)
+    out = tmp_path / "cert.json"
+    assert_error(invoke(["check", spec, "--certificate", out]),
+                 "--certificate", "No space left on device")
+    assert list(tmp_path.iterdir()) == [tmp_path / "spec.toml"]

@@ -24,6 +24,7 @@ thousands of records would have millions of digits): beyond it :class:`BudgetExc
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from pathlib import Path
 
 from gmpy2 import mpq, mpz
 
@@ -250,9 +251,8 @@ def _dp_laws(mech, values: tuple, n: int, max_cells: int) -> dict:
 
 def write_check_certificate(spec, path, progress=None) -> Report:
     """Run ``spec``, write its certificate to ``path`` (JSON) and return the report."""
-    from verifier.io.json_out import dumps
+    from verifier.io.writers import write_certificate
 
     report, cert = certify_check(spec, progress)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(dumps(cert) + "\n")
+    write_certificate(cert, Path(path))
     return report

@@ -16,6 +16,8 @@ it with ``Fraction``:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from verifier.certificates.encode import FORMAT, VERSION, encode, number
 from verifier.core.errors import BudgetExceeded
 from verifier.guessing.bounds import Certified
@@ -77,9 +79,8 @@ def certify_guess(spec, max_cells: int = MAX_CELLS) -> tuple[GuessReport, dict]:
 
 def write_guess_certificate(spec, path) -> GuessReport:
     """Run ``spec``, write its certificate to ``path`` (JSON) and return the report."""
-    from verifier.io.json_out import dumps
+    from verifier.io.writers import write_certificate
 
     rep, cert = certify_guess(spec)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(dumps(cert) + "\n")
+    write_certificate(cert, Path(path))
     return rep

@@ -17,6 +17,7 @@ checker (:mod:`verifier.certificates.verify_pso`) can redo every sum with ``Frac
 from __future__ import annotations
 
 from collections.abc import Hashable
+from pathlib import Path
 
 from gmpy2 import mpq
 
@@ -109,9 +110,8 @@ def certify_pso(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[PSORep
 
 def write_pso_certificate(spec, path, progress=None) -> PSOReport:
     """Run ``spec``, write its certificate to ``path`` (JSON) and return the report."""
-    from verifier.io.json_out import dumps
+    from verifier.io.writers import write_certificate
 
     rep, cert = certify_pso(spec, progress)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(dumps(cert) + "\n")
+    write_certificate(cert, Path(path))
     return rep

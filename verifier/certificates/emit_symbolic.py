@@ -18,6 +18,7 @@ and version and marked ``"independently_checkable": false``.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from verifier.certificates.emit import certify_check
 from verifier.certificates.encode import FORMAT, VERSION, encode, number, spec_json
@@ -138,8 +139,7 @@ def prove_certificate(sym, rep: ProofReport) -> dict:
 
 
 def write_certificate(cert: dict, path) -> None:
-    """Write a certificate (JSON) to ``path``."""
-    from verifier.io.json_out import dumps
+    """Write a certificate (JSON) to ``path``, all or nothing."""
+    from verifier.io.writers import write_certificate as write
 
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(dumps(cert) + "\n")
+    write(cert, Path(path))

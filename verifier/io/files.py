@@ -194,11 +194,14 @@ def check_output_path(path: str | Path, option: str,
     return p
 
 
-def write_atomically(writers: Mapping[Path, Callable[[Path], None]]) -> None:
+def write_atomically(writers: Mapping[Path, Callable[[Path], None]],
+                     options: Mapping[Path, str] | None = None) -> None:
     """Write several files all or nothing: each writer fills a temporary file beside its
     target, and only when every writer has succeeded are the targets replaced. A failure
-    leaves no partial file and every existing target as it was."""
+    leaves no partial file and every existing target as it was; an operating-system error
+    (a full disk, a folder gone) names the target's option, ``options[target]``."""
     done: list[tuple[Path, Path]] = []
+    target = None
     try:
         for target, write in writers.items():
             fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
@@ -208,6 +211,13 @@ def write_atomically(writers: Mapping[Path, Callable[[Path], None]]) -> None:
             write(Path(name))
         for tmp, target in done:
             os.replace(tmp, target)
+    except OSError as exc:
+        option = (options or {}).get(target) if target is not None else None
+        if option is None:
+            raise
+        raise InvalidArgument(f"{option} {target}: cannot be written "
+                              f"({exc.strerror or exc}); nothing was written",
+                              argument=option) from None
     finally:
         for tmp, _ in done:
             tmp.unlink(missing_ok=True)

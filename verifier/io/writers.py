@@ -11,7 +11,7 @@ from pathlib import Path
 from verifier.io.files import write_atomically
 from verifier.io.json_out import dumps, sweep_rows
 
-__all__ = ["write_sweep", "write_advantage_plot"]
+__all__ = ["write_sweep", "write_advantage_plot", "write_certificate"]
 
 
 def write_sweep(report, csv_path: Path | None, json_path: Path | None,
@@ -38,14 +38,25 @@ def write_sweep(report, csv_path: Path | None, json_path: Path | None,
                                  title=f"{report.mechanism}, n = {report.records}",
                                  epsilon=str(report.epsilon), delta=str(report.delta))
         writers[plot_path] = write_plot
-    write_atomically(writers)
+    write_atomically(writers, {path: option for path, option in (
+        (csv_path, "--csv"), (json_path, "--json-file"), (plot_path, "--plot"))
+        if path is not None})
+
+
+def write_certificate(cert: dict, path: Path) -> None:
+    """A certificate as JSON (``--certificate``), written all or nothing."""
+    def write(tmp: Path) -> None:
+        tmp.write_text(dumps(cert) + "\n", encoding="utf-8")
+
+    write_atomically({path: write}, {path: "--certificate"})
 
 
 def write_advantage_plot(path: Path, diameter) -> None:
     """The advantage-against-ε plot of ``plrv guess --plot``."""
     from verifier.io.plot import plot_advantage
 
-    write_atomically({path: lambda tmp: plot_advantage(tmp, diameter, fmt=_format(path))})
+    write_atomically({path: lambda tmp: plot_advantage(tmp, diameter, fmt=_format(path))},
+                     {path: "--plot"})
 
 
 def _format(path: Path) -> str:
