@@ -27,7 +27,11 @@ from gmpy2 import mpq
 
 from verifier.core.errors import InvalidArgument
 
-__all__ = ["Claim", "parse_claim", "NAMED", "DELTAS", "evaluate", "build"]
+__all__ = ["Claim", "parse_claim", "NAMED", "DELTAS", "evaluate", "build", "MAX_CLAIM_LENGTH",
+           "MAX_CLAIM_DEPTH"]
+
+MAX_CLAIM_LENGTH = 400  # characters of a claim expression
+MAX_CLAIM_DEPTH = 40  # nested parentheses, "not" and signs
 
 DELTAS = ("apk", "ppk", "noiseless", "dp")
 _WORDS = {"and", "or", "not", "implies", "iff"}
@@ -68,6 +72,9 @@ def parse_claim(text: str) -> Claim:
             return Claim(text, ("lemma4",), frozenset({"apk", "ppk"}), text, statement)
         inner = parse_claim(formula)
         return Claim(text, inner.tree, inner.uses, text, statement)
+    if len(text) > MAX_CLAIM_LENGTH:
+        raise InvalidArgument(f"--claim: the claim has {len(text)} characters, more than "
+                              f"{MAX_CLAIM_LENGTH}; state it more briefly", argument="--claim")
     parser = _Parser(text)
     tree = parser.formula()
     if parser.peek[0] != "end":
@@ -80,7 +87,7 @@ def parse_claim(text: str) -> Claim:
 
 class _Parser:
     def __init__(self, text: str):
-        self.text, self.pos, self.tokens = text, 0, []
+        self.text, self.pos, self.tokens, self.depth = text, 0, [], 0
         i = 0
         while text[i:].strip():
             m = _TOKEN.match(text, i)
@@ -132,9 +139,19 @@ class _Parser:
             left = ("and", left, self.negation())
         return left
 
+    def nested(self, parse: Callable[[], tuple]) -> tuple:
+        """``parse()`` one level deeper (parentheses, ``not``, a sign), at most
+        :data:`MAX_CLAIM_DEPTH` levels."""
+        self.depth += 1
+        if self.depth > MAX_CLAIM_DEPTH:
+            raise self.fail(f"nested more than {MAX_CLAIM_DEPTH} deep")
+        tree = parse()
+        self.depth -= 1
+        return tree
+
     def negation(self) -> tuple:
         if self.word("not"):
-            return ("not", self.boolean(self.negation()))
+            return ("not", self.boolean(self.nested(self.negation)))
         return self.comparison()
 
     def comparison(self) -> tuple:
@@ -166,7 +183,7 @@ class _Parser:
 
     def unary(self) -> tuple:
         if self.word("-"):
-            return ("-", ("num", mpq(0)), self.number(self.unary()))
+            return ("-", ("num", mpq(0)), self.number(self.nested(self.unary)))
         return self.atom()
 
     def atom(self) -> tuple:
@@ -180,7 +197,7 @@ class _Parser:
             return ("delta", text)
         if kind == "op" and text == "(":
             self.pos += 1
-            inner = self.formula()
+            inner = self.nested(self.formula)
             if not self.word(")"):
                 raise self.fail("missing ')'")
             return inner

@@ -206,7 +206,7 @@ def _hypothesis(conj, b: SearchBudget, violates, evidence: list[str]):
     except ImportError:
         evidence.append("hypothesis: skipped (not installed; pip install 'plrv[test]')")
         return None, ""
-    cfg = settings(max_examples=b.examples, database=None, deadline=None,
+    cfg = settings(max_examples=b.examples, database=None, deadline=None, derandomize=True,
                    suppress_health_check=list(HealthCheck))
     try:
         inst = find(conj.strategy(b.max_records), violates, settings=cfg)
