@@ -60,7 +60,7 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
     from verifier.parallel import run_on
 
     full_needs_json(full, json_out)
-    check_outputs(**{"--certificate": (certificate, None)})
+    check_outputs(spec, **{"--certificate": (certificate, None)})
     point = note = None
     if at is not None or "parameters" in read_toml(spec):  # sympy only for such specs
         from verifier.symbolic.instance import point_note
@@ -140,7 +140,7 @@ def sweep(
     from verifier.notions.sweep import parse_range, threshold_sweep
     from verifier.parallel import run_on
 
-    check_outputs(**{"--csv": (csv_out, None), "--json-file": (json_file, None),
+    check_outputs(spec, **{"--csv": (csv_out, None), "--json-file": (json_file, None),
                 "--plot": (plot, EXTENSIONS)})
     if plot is not None:
         from verifier.io.plot import require_matplotlib
@@ -189,7 +189,8 @@ def guess(
     """
     from verifier.io.plot import EXTENSIONS
 
-    check_outputs(**{"--plot": (plot, EXTENSIONS), "--certificate": (certificate, None)})
+    check_outputs(spec, **{"--plot": (plot, EXTENSIONS),
+                           "--certificate": (certificate, None)})
     if plot is not None:
         from verifier.io.plot import require_matplotlib
         require_matplotlib()
@@ -278,7 +279,7 @@ def pso(
     from verifier.pso.report import pso_report
 
     full_needs_json(full, json_out)
-    check_outputs(**{"--certificate": (certificate, None)})
+    check_outputs(spec, **{"--certificate": (certificate, None)})
     s = load_pso_spec(spec)
     with run_on(workers, scheduler), ProgressBar(progress, "datasets") as bar:
         if certificate is None:
@@ -341,8 +342,8 @@ def family(
 @app.command()
 def compose(spec: SpecArg,
             k: Annotated[int | None, typer.Option(
-                "--k", help="Runs of SPEC's mechanism composed (for composition.steps: "
-                            "repetitions of the steps, default 1).")] = None,
+                "--k", help="Runs of SPEC's mechanism composed, at most 10000 (for "
+                            "composition.steps: repetitions of the steps, default 1).")] = None,
             accounting: Annotated[bool, typer.Option(
                 "--accounting", help="Also dp_accounting's pessimistic δ (plrv[accounting]).")]
             = False,

@@ -44,7 +44,7 @@ def prove(
     from verifier.symbolic.instance import load_symbolic
     from verifier.symbolic.prove import prove as run
 
-    check_outputs(**{"--certificate": (certificate, None)})
+    check_outputs(spec, **{"--certificate": (certificate, None)})
     sym = load_symbolic(spec)
     rep = run(sym, claim, every_epsilon=every_epsilon, every_known_set=every_known_set,
               timeout_ms=timeout * 1000)
@@ -69,7 +69,7 @@ def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = N
     from verifier.symbolic.instance import load_symbolic
     from verifier.symbolic.reducibility import decide_reducible
 
-    check_outputs(**{"--certificate": (certificate, None)})
+    check_outputs(spec, **{"--certificate": (certificate, None)})
     sym = load_symbolic(spec, "reducible")
     res = decide_reducible(sym)
     if certificate is not None:

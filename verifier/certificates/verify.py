@@ -40,9 +40,11 @@ try:  # inside the package, or run as a script from this folder
         Rejected,
         brief,
         case_delta,
+        check_fields,
         enumerable,
         joint,
         key,
+        load,
         q,
         read_delta,
         show,
@@ -57,9 +59,11 @@ except ImportError:  # pragma: no cover - the standalone use: python verify.py F
         Rejected,
         brief,
         case_delta,
+        check_fields,
         enumerable,
         joint,
         key,
+        load,
         q,
         read_delta,
         show,
@@ -319,8 +323,7 @@ def verify_certificate(cert: object, limit: int = MAX_DATABASES) -> Outcome:
 def _verify(cert: object, notes: list, limit: int) -> None:
     if not isinstance(cert, dict) or cert.get("format") != FORMAT:
         raise Rejected(f"format: not a {FORMAT}")
-    if cert.get("version") != VERSION:
-        raise Rejected(f"version: {cert.get('version')!r}; this checker reads version {VERSION}")
+    check_fields(cert, VERSION)
     if cert.get("kind") in OTHER_KINDS:
         return OTHER_KINDS[cert["kind"]](cert, notes, limit)
     if cert.get("kind") != "check":
@@ -358,13 +361,6 @@ def _verify(cert: object, notes: list, limit: int) -> None:
             notes.append(f"{name}: fails, witness δ = {brief(show(d))} > {claim[0]}")
         else:
             notes.append(f"{name}: holds, δ = {brief(show(stated))} ≤ {claim[0]}")
-
-
-def load(path: str) -> object:
-    """The JSON of a certificate file (``OSError``, ``ValueError`` when it cannot be read)."""
-    sys.set_int_max_str_digits(0)
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
 
 
 def verify_file(path: str, limit: int = MAX_DATABASES) -> Outcome:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from fractions import Fraction
 from itertools import product
 from math import ceil, prod
@@ -30,6 +31,74 @@ class Recorded(str):
     """A note saying that a part the verdict rests on is only recorded in the certificate
     (a solver's proof, a symbolic identity): this checker cannot re-check it, so the
     certificate is not verified, only found consistent."""
+
+
+CHECK_FIELDS = {"format", "version", "kind", "spec", "results", "evidence"}
+CHECK_EVIDENCE = {"tables", "cases", "omitted", "witnesses", "dp_relation", "dp_laws"}
+
+
+def _unique_keys(pairs: list) -> dict:
+    out: dict = {}
+    for name, value in pairs:
+        if name in out:
+            raise ValueError(f"the key {name!r} is given twice in one object")
+        out[name] = value
+    return out
+
+
+def load(path: str) -> object:
+    """The JSON of a certificate file (``OSError``, ``ValueError`` when it cannot be read,
+    a key given twice in one object included: which one counts would be a guess)."""
+    sys.set_int_max_str_digits(0)
+    with open(path, encoding="utf-8") as f:
+        return json.load(f, object_pairs_hook=_unique_keys)
+
+
+def check_fields(cert: dict, version: int) -> None:
+    """The version (the integer itself, not ``true`` or ``1.0``) and, for a check
+    certificate, exactly the fields a certificate has: an added field (a tight ε in the
+    results, a note) is a change this checker would otherwise pass over unread."""
+    v = cert.get("version")
+    if type(v) is not int or v != version:
+        raise Rejected(f"version: {v!r}; this checker reads version {version}")
+    if cert.get("kind") != "check":
+        return
+    if set(cert) != CHECK_FIELDS:
+        raise Rejected(f"fields: {sorted(set(cert) ^ CHECK_FIELDS)} differ from a check "
+                       f"certificate's {sorted(CHECK_FIELDS)}")
+    if not isinstance(cert["evidence"], dict) or not set(cert["evidence"]) <= CHECK_EVIDENCE:
+        raise Rejected(f"evidence: fields {sorted(set(cert['evidence']) - CHECK_EVIDENCE)} are "
+                       f"not evidence of a check certificate")
+    spec = cert["spec"]
+    if not spec["notions"] or not cert["results"]:
+        raise Rejected("spec.notions: a certificate of no claim at all")
+    for name, res in cert["results"].items():
+        if set(res) != {"delta", "holds"}:
+            raise Rejected(f"results.{name}: fields {sorted(res)}, not delta and holds")
+    if not ZERO <= q(spec["delta"], "spec.delta") <= ONE:
+        raise Rejected(f"spec.delta: {spec['delta']} is not a probability")
+    nb, n = spec.get("neighbours"), spec["records"]
+    if isinstance(nb, dict):
+        vectors = list(nb.get("inputs", [])) + [z for p in nb.get("pairs", []) for z in p]
+        if any(not isinstance(x, list) or len(x) != n for x in vectors):
+            raise Rejected(f"spec.neighbours: an input is not a vector of records = {n!r} "
+                           f"values")
+        if "inputs" in nb and spec["values"] != sorted({v for x in nb["inputs"] for v in x}):
+            raise Rejected("spec.values: not the values the listed inputs take")
+    if spec["notions"] == ["dp"]:
+        _dp_defaults(spec)
+
+
+def _dp_defaults(spec: dict) -> None:
+    """A dp-only spec reads no data model, attacker, target or compared pair: the
+    certificate must carry their defaults, so that no field goes unread."""
+    values, n = spec["values"], spec["records"]
+    expected = {"models": [], "knowledge": [{"known": []}], "targets": list(range(n)),
+                "pairs": [[a, b] for a in values for b in values if a != b]}
+    for name, value in expected.items():
+        if spec[name] != value:
+            raise Rejected(f"spec.{name}: a dp-only certificate has {value!r}, not "
+                           f"{spec[name]!r} (dp reads no data model, attacker or pairs)")
 
 
 def q(text: object, where: str) -> Fraction:

@@ -91,6 +91,21 @@ def _silence_stdout() -> None:
 class _Group(TyperGroup):
     """Usage errors (unknown option, bad integer, …) as one ``error:`` line and exit 2."""
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Refuse a global option given twice before the command (``--debug --debug``), as
+        a command refuses its own options given twice."""
+        from typer._click.exceptions import UsageError
+
+        seen: set[str] = set()
+        for token in args:
+            if not token.startswith("-") or token == "--":
+                break  # the command's name: its own options are its own
+            name = token.split("=", 1)[0]
+            if name in seen:
+                raise UsageError(f"{name} is given twice; give it once", ctx)
+            seen.add(name)
+        return super().parse_args(ctx, args)
+
     def main(self, args: Any = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True,
              windows_expand_args: bool = True, **extra: Any) -> Any:

@@ -62,13 +62,26 @@ def load_overridden(spec: Path, budget: int | None, budget_counts: int | None, e
     return s
 
 
-def check_outputs(**paths: tuple[Path | None, tuple[str, ...] | None]) -> None:
-    """Check every output path named on the command line before any work is done."""
+def check_outputs(spec: Path | None = None,
+                  **paths: tuple[Path | None, tuple[str, ...] | None]) -> None:
+    """Check every output path named on the command line before any work is done: each on
+    its own, none of them the spec being read, and no two of them the same file."""
+    from verifier.core.errors import InvalidArgument
     from verifier.io.files import check_output_path
 
+    seen: dict[Path, str] = {}
+    source = None if spec is None else Path(os.path.realpath(spec))
     for option, (path, extensions) in paths.items():
-        if path is not None:
-            check_output_path(path, option, extensions)
+        if path is None:
+            continue
+        p = Path(os.path.realpath(check_output_path(path, option, extensions)))
+        if p == source:
+            raise InvalidArgument(f"{option} {path}: is the spec being read; writing there "
+                                  f"would replace it", argument=option)
+        if p in seen:
+            raise InvalidArgument(f"{seen[p]} and {option} both name {path}; one would "
+                                  f"replace the other", argument=option)
+        seen[p] = option
 
 
 def print_json(obj: object) -> None:

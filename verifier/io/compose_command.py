@@ -30,6 +30,8 @@ from verifier.notions.loss_grid import parse_grid
 
 __all__ = ["compose_spec"]
 
+MAX_RUNS = 10_000  # --k: more runs than this are refused before any work (see compose_spec)
+
 ENCLOSURE_NOTE = ("certified bounds, not exact values: every privacy-loss value was rounded "
                   "up (upper bounds) or down (lower bounds) onto the grid, and the exact value "
                   "lies between them")
@@ -50,6 +52,10 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
     and tight ε at the claimed δ as strings, or their enclosures (``holds`` None: unknown)."""
     if k is not None:
         _positive(k, "--k")
+        if k > MAX_RUNS:
+            raise InvalidArgument(f"--k {k}: more than {MAX_RUNS} runs are refused (the exact "
+                                  f"law's integers grow with every run)", argument="--k",
+                                  value=k)
     if max_values is not None:
         _positive(max_values, "--max-values")
     if enclosure is not None and enclosure not in ENCLOSURE_MODES:
@@ -72,6 +78,11 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
         parts = list(s.steps) * runs
     budget = s.budget if max_values is None else replace(s.budget, max_loss_values=max_values)
     mode = enclosure or s.enclosure
+    if mode == "never" and (grid is not None or s.grid is not None):
+        source = "--grid" if grid is not None else "composition.grid"
+        raise InvalidArgument(f"{source} is never used with enclosure = 'never' (exact or "
+                              f"refused); leave it out or allow an enclosure",
+                              argument=source, value=grid or str(s.grid))
     r = enclose_composition(parts, s.relation, s.epsilon, s.delta, budget, mode=mode,
                             grid=chosen_grid or s.grid)
     out: dict = {"k": runs, "relation": s.relation.name}

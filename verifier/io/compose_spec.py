@@ -51,8 +51,17 @@ from verifier.notions.neighbours import Relation, replace_one
 __all__ = ["ComposeSpec", "load_compose_spec", "COMPOSITION_KEYS", "COMPOSE_LIMITS"]
 
 COMPOSITION_KEYS = {"steps", "enclosure", "grid"}
-COMPOSE_LIMITS = (*CHECK_LIMITS, "loss_values", "sequences")
+# the limits plrv compose reads: the check limits its inputs and pairs use, and its own
+# (combinations and memory bound the count engine, which a composition never runs)
+COMPOSE_LIMITS = (*(k for k in CHECK_LIMITS if k not in ("combinations", "memory")),
+                  "loss_values", "sequences")
 _OWN_LIMITS = ("loss_values", "sequences")
+_UNUSED_BY_MECHANISM = {
+    "sequences": "bounds the output sequences of composition.steps",
+    "engine": "chooses an engine of plrv check; plrv compose runs none",
+    "combinations": "bounds the count engine of plrv check; plrv compose runs none",
+    "memory": "bounds the count engine of plrv check; plrv compose runs none",
+}
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,9 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
     comp.only(COMPOSITION_KEYS - {"steps"}, "composition (with a [mechanism])")
     mode, grid = _options(comp)
     limits = Table.of(raw, "limits", file)
+    for unused, why in _UNUSED_BY_MECHANISM.items():
+        if unused in limits.raw:
+            raise limits.fail(unused, f"{why}: it does not apply to --k runs of [mechanism]")
     own = budget_from_limits({k: v for k, v in limits.raw.items() if k in _OWN_LIMITS},
                              _OWN_LIMITS, file)
     rest = {name: t for name, t in raw.items() if name != "composition"}

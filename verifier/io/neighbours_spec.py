@@ -48,7 +48,11 @@ def read_input(table: Table) -> tuple[tuple, int, tuple[tuple, ...]]:
     if "vectors" in table:
         if table.given("coordinates", "range"):
             raise table.fail("vectors", "give either vectors or coordinates and range")
-        xs = tuple(dict.fromkeys(table.list_of("vectors", _vector)))
+        listed = table.list_of("vectors", _vector)
+        xs = tuple(dict.fromkeys(listed))
+        if len(xs) != len(listed):
+            twice = next(x for j, x in enumerate(listed) if x in listed[:j])
+            raise table.fail("vectors", f"vectors lists {list(twice)} twice", list(twice))
         lengths = sorted({len(x) for x in xs})
         if len(lengths) != 1:
             raise table.fail("vectors", f"vectors of different lengths {lengths}")

@@ -127,6 +127,10 @@ def vector_relation(norm: str, distance: int, inputs: Sequence[Sequence[int]]) -
         raise InvalidArgument(f"distance = {distance!r} is not a positive integer",
                               argument="distance", value=distance)
     xs = _inputs(inputs)
+    odd = [v for x in xs for v in x if isinstance(v, bool) or not isinstance(v, int)]
+    if odd:
+        raise InvalidArgument(f"relation = {norm!r} measures integer vectors; {odd[0]!r} is "
+                              f"not an integer", argument="relation", value=norm)
     if len({len(x) for x in xs}) != 1:
         raise InvalidArgument("inputs: vectors of different lengths have no distance",
                               argument="inputs", value=[list(x) for x in xs[:4]])
@@ -146,6 +150,10 @@ def explicit_pairs(pairs: Sequence[Sequence[Sequence[Hashable]]]) -> Relation:
         if x == y:
             raise InvalidArgument(f"pairs[{j}] = {[list(x), list(y)]!r}: an input is not its "
                                   f"own neighbour", argument="pairs", value=list(pair))
+        if (x, y) in ordered:
+            raise InvalidArgument(f"pairs[{j}] = {[list(x), list(y)]!r} is listed twice (each "
+                                  f"pair counts in both directions)", argument="pairs",
+                                  value=list(pair))
         ordered[(x, y)] = ordered[(y, x)] = None
     if not ordered:
         raise InvalidArgument("pairs = []: list at least one pair of neighbours",
@@ -230,11 +238,34 @@ def _ordered_pairs(relation: Relation, budget: Budget) -> Iterator[tuple[Input, 
     xs = relation.inputs
     budget.require("work", len(xs) * len(xs), f"dp over {relation.name}: ordered pairs of "
                                               f"{format_size(len(xs))} inputs")
-    assert relation.related is not None
-    for x in xs:
-        for y in xs:
-            if x != y and relation.related(x, y):
-                yield x, y
+    related = relation.related
+    assert related is not None
+    if relation.name in ("linf", "l1"):  # symmetric by construction
+        for x in xs:
+            for y in xs:
+                if x != y and related(x, y):
+                    yield x, y
+        return
+    # a predicate: both directions are asked once, in enumeration order, and must agree
+    reverse: set[tuple[int, int]] = set()
+    for i, x in enumerate(xs):
+        for j, y in enumerate(xs):
+            if j < i:
+                if (i, j) in reverse:
+                    reverse.discard((i, j))
+                    yield x, y
+            elif j > i:
+                forward, backward = related(x, y), related(y, x)
+                if forward != backward:
+                    raise InvalidArgument(
+                        f"relation {relation.name} is not symmetric: {relation.name}"
+                        f"({list(x)}, {list(y)}) is {forward} but {relation.name}({list(y)}, "
+                        f"{list(x)}) is {backward}; neighbours are neighbours both ways",
+                        argument="relation", value=relation.name)
+                if backward:
+                    reverse.add((j, i))
+                if forward:
+                    yield x, y
 
 
 def relation_pairs(relation: Relation, budget: Budget | None = None

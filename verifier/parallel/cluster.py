@@ -149,6 +149,15 @@ class DaskExecutor(Executor):
         return idle_since
 
 
+MAX_WORKERS_PER_CORE = 4  # --workers N starts N processes here: at most this many per core
+
+
+def _named(scheduler: str) -> str:
+    """``--scheduler 'ADDRESS'``, saying so when the address came from ``PLRV_SCHEDULER``."""
+    source = f" (from {SCHEDULER_ENV})" if os.environ.get(SCHEDULER_ENV) == scheduler else ""
+    return f"--scheduler {scheduler!r}{source}"
+
+
 def _check_address(scheduler: str) -> None:
     """Refuse what is not a scheduler address before connecting (a client given one fails
     late and leaves a connection that blocks the interpreter's exit)."""
@@ -158,8 +167,8 @@ def _check_address(scheduler: str) -> None:
         if not host or not 0 < port < 65536:
             raise ValueError("a host and a port in 1..65535 are needed")
     except ValueError as exc:  # no port, an unknown protocol, a port that is no number
-        raise InvalidArgument(f"--scheduler {scheduler!r} is not a scheduler address such "
-                              f"as tcp://10.0.0.5:8786 ({exc})", argument="--scheduler"
+        raise InvalidArgument(f"{_named(scheduler)} is not a scheduler address such as "
+                              f"tcp://10.0.0.5:8786 ({exc})", argument="--scheduler"
                               ) from None
 
 
@@ -172,10 +181,15 @@ def executor_for(workers: int | None = None, scheduler: str | None = None
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise InvalidArgument(f"--workers {workers!r} is not a positive integer")
+    most = MAX_WORKERS_PER_CORE * (os.cpu_count() or 1)
+    if workers is not None and workers > most:
+        raise InvalidArgument(f"--workers {workers}: a local cluster here has at most {most} "
+                              f"worker processes ({MAX_WORKERS_PER_CORE} per core); for more, "
+                              f"start a cluster and give --scheduler", argument="--workers")
     if scheduler is None and workers is None:
         scheduler = os.environ.get(SCHEDULER_ENV) or None
     if workers is not None and scheduler is not None:
-        raise InvalidArgument(f"--workers {workers} and --scheduler {scheduler!r} both given; "
+        raise InvalidArgument(f"--workers {workers} and {_named(scheduler)} both given; "
                               f"use one")
     if workers is None and scheduler is None:
         yield SerialExecutor()
@@ -187,7 +201,7 @@ def executor_for(workers: int | None = None, scheduler: str | None = None
             client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT,
                                         set_as_default=False)
         except (OSError, TimeoutError) as exc:
-            raise ShardFailed(f"--scheduler {scheduler!r}: cannot connect to a Dask "
+            raise ShardFailed(f"{_named(scheduler)}: cannot connect to a Dask "
                               f"scheduler there ({type(exc).__name__})") from None
         with client:
             yield DaskExecutor(client, f"Dask scheduler {scheduler}")
