@@ -1,11 +1,11 @@
-"""An audit of the newer surfaces as a hostile user: ``plrv compose`` (both spec forms),
+"""Hostile input to ``plrv compose`` (both spec forms),
 ``[input]``/``[neighbours]`` through check/compose, certificates under ``verify-certificate``,
 ``--workers``/``--scheduler``/``PLRV_SCHEDULER``, and output paths.
 
-Each case is a contract violation found by the audit (or its fixed behaviour): every error is
-exit 2 with one ``error:`` line naming the file and key, the option or the user function;
-bad input is never silently coerced or ignored; a tampered certificate is rejected (exit 1);
-nothing but a decided verdict exits 0 or 1.
+Each case is an input that once broke the contract, or the behaviour that replaced it:
+every error is exit 2 with one ``error:`` line naming the file and key, the option or the
+user function; bad input is never silently coerced or ignored; a tampered certificate is
+rejected (exit 1); nothing but a decided verdict exits 0 or 1.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def rr(x, earlier):
 
 ADAPTIVE = {
     "data": {"records": 1, "values": [0, 1]},
-    "composition": {"steps": ["audit_steps:rr", "audit_steps:rr"]},
+    "composition": {"steps": ["hostile_steps:rr", "hostile_steps:rr"]},
     "query": {"epsilon": "ln(2)", "delta": "1/2"},
 }
 
@@ -62,7 +62,7 @@ VECTORS = {
 
 
 def _adaptive(tmp_path: Path, doc: dict = ADAPTIVE) -> Path:
-    (tmp_path / "audit_steps.py").write_text(STEPS_MODULE, encoding="utf-8")
+    (tmp_path / "hostile_steps.py").write_text(STEPS_MODULE, encoding="utf-8")
     return write(tmp_path, doc)
 
 
@@ -132,14 +132,14 @@ def test_compose_enclosure_that_cannot_decide_is_unknown(tmp_path):
 def test_asymmetric_predicate_relation_is_refused(tmp_path):
     """A predicate true for (x, y) but not (y, x) checked one direction only: the claim
     'held' (exit 0) while the other direction has δ = 1/2."""
-    (tmp_path / "audit_rel.py").write_text(RELATION_MODULE, encoding="utf-8")
+    (tmp_path / "hostile_rel.py").write_text(RELATION_MODULE, encoding="utf-8")
     spec = write(tmp_path, {
         "input": {"vectors": [[0], [1]]},
-        "neighbours": {"relation": "audit_rel:lt"},
-        "mechanism": {"kind": "function", "function": "audit_rel:leaky"},
+        "neighbours": {"relation": "hostile_rel:lt"},
+        "mechanism": {"kind": "function", "function": "hostile_rel:leaky"},
         "query": {"epsilon": "ln(2)", "delta": "0", "notions": ["dp"]},
     })
-    assert_error(invoke(["check", spec]), "audit_rel:lt", file=spec)
+    assert_error(invoke(["check", spec]), "hostile_rel:lt", file=spec)
 
 
 @pytest.mark.parametrize("relation", ["linf", "l1"])
