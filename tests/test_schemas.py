@@ -27,7 +27,8 @@ def kind(raw: dict) -> str:
     return "pso-spec" if "universe" in raw else "guess-spec" if "domain" in raw else "check-spec"
 
 
-@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted(EXAMPLES.rglob("*.toml")),
+                         ids=lambda p: str(p.relative_to(EXAMPLES)))
 def test_every_bundled_example_matches_its_spec_schema(path):
     raw = tomllib.loads(path.read_text(encoding="utf-8"))
     validator(kind(raw)).validate(raw)
@@ -68,3 +69,19 @@ def test_theorems_json_matches_its_schema():
     from proofs.registry import rows  # the rows the test run computes once
 
     validator("theorems-output").validate(rows())
+
+
+def test_the_spec_schema_takes_one_kind_of_input_and_a_mechanism_or_steps():
+    """[data] or [input], not both nor neither (the reader's rule); [mechanism] or
+    [composition] steps."""
+    rr = tomllib.loads((EXAMPLES / "randomized_response.toml").read_text(encoding="utf-8"))
+    check = validator("check-spec")
+    assert check.is_valid(rr)
+    both = dict(rr, input={"coordinates": 2, "range": [0, 1]})
+    neither = {k: v for k, v in rr.items() if k != "data"}
+    no_mechanism = {k: v for k, v in rr.items() if k != "mechanism"}
+    steps = dict(no_mechanism, composition={"steps": ["m:f"]})
+    only_grid = dict(no_mechanism, composition={"grid": "ln(2)"})
+    assert not check.is_valid(both) and not check.is_valid(neither)
+    assert not check.is_valid(no_mechanism) and not check.is_valid(only_grid)
+    assert check.is_valid(steps)
