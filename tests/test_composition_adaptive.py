@@ -141,3 +141,18 @@ def test_example_spec_runs():
     out = json.loads(result.stdout)
     assert out["exact"] is True and out["tight_delta"] == "1/3"
     assert out["tight_epsilon"] == "ln(2)" and out["steps"] == ["first", "again"]
+
+
+def test_compose_json_names_the_worst_pair():
+    """examples/compose/adaptive_rr.toml by hand (step 1: randomized response, truth 3/4;
+    step 2, only after a 1: truth 2/3). Input 1 against 0: sequences (0), (1, 0), (1, 1)
+    have P = 1/4, 1/4, 1/2 and Q = 3/4, 1/6, 1/12, so δ(E) = max(0, 1/2 − E/12) +
+    max(0, 1/4 − E/6), and δ = 1/3 at E = 2. Input 0 against 1: δ(E) = max(0, 3/4 − E/4)
+    (+ terms that vanish for E ≥ 1), δ = 1/3 at E = 5/3. The tight ε at δ = 1/3 is ln 2,
+    reached by 1 against 0: that pair is the worst case."""
+    out = CliRunner().invoke(app, ["compose", "examples/compose/adaptive_rr.toml"])
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.stdout)
+    assert d["tight_epsilon"] == "ln(2)" and d["tight_delta"] == "1/3"
+    assert d["worst_case"] == {"relation": "replace-one", "databases": [[1], [0]],
+                               "steps": ["first", "again"]}

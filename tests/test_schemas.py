@@ -85,3 +85,13 @@ def test_the_spec_schema_takes_one_kind_of_input_and_a_mechanism_or_steps():
     assert not check.is_valid(both) and not check.is_valid(neither)
     assert not check.is_valid(no_mechanism) and not check.is_valid(only_grid)
     assert check.is_valid(steps)
+
+
+@pytest.mark.parametrize("args", [
+    ["compose", "examples/compose/adaptive_rr.toml"],
+    ["compose", "examples/randomized_response.toml", "--k", "2", "--accounting"],
+    ["compose", "examples/randomized_response.toml", "--k", "3", "--enclosure", "always",
+     "--grid", "ln(5/4)"],
+], ids=["adaptive", "k-fold-with-accountant", "enclosure"])
+def test_compose_json_matches_its_schema(args):
+    validator("compose-output").validate(_json(args))

@@ -96,8 +96,12 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
                                   argument="--accounting")
         out.update(_enclosure(r))
         return out, r.holds
+    from verifier.io.json_out import witness_json
+
+    pair = witness_json(r.witness, False)  # the pair (a composition lists no outputs)
+    pair.pop("outputs", None)
     out.update({"exact": True, "tight_delta": str(r.delta), "tight_epsilon": str(r.epsilon),
-                "holds": r.holds,
+                "holds": r.holds, "worst_case" if r.holds else "witness": pair,
                 "approx": {"tight_delta": r.delta.approx(), "tight_epsilon": r.epsilon.approx()}})
     if accounting:
         from verifier.interop.accounting import compare_composition

@@ -24,8 +24,8 @@ from verifier.core.distribution import Bottom
 from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
 
-__all__ = ["dumps", "jsonable", "result_json", "check_json", "sweep_rows", "sweep_json",
-           "guess_json", "eta_json", "pso_json", "family_json", "WITNESS_OUTPUTS"]
+__all__ = ["dumps", "jsonable", "witness_json", "result_json", "check_json", "sweep_rows",
+           "sweep_json", "guess_json", "eta_json", "pso_json", "family_json", "WITNESS_OUTPUTS"]
 
 WITNESS_OUTPUTS = 20  # outputs of a witness listed without --full
 _MPQ = type(mpq(0))
@@ -58,7 +58,7 @@ def jsonable(value: object) -> object:
     return repr(value)
 
 
-def _witness(witness: Mapping[str, object], full: bool) -> dict:
+def witness_json(witness: Mapping[str, object], full: bool) -> dict:
     out = {k: jsonable(v) for k, v in witness.items() if k not in ("outputs", "outputs_truncated")}
     outputs = list(witness.get("outputs", ()))  # type: ignore[call-overload]
     shown = outputs if full else outputs[:WITNESS_OUTPUTS]
@@ -76,7 +76,7 @@ def result_json(r, engine: str | None = None, full: bool = False) -> dict:
         "delta": str(r.delta),
         "epsilon": str(r.epsilon),
         "holds": r.holds,
-        "worst_case" if r.holds else "witness": _witness(r.witness, full),
+        "worst_case" if r.holds else "witness": witness_json(r.witness, full),
         "query": {"epsilon": str(r.query_epsilon), "delta": format_rational(r.query_delta)},
         "approx": {"delta": r.delta.approx(), "epsilon": r.epsilon.approx()},
         "cases": r.cases,
@@ -219,7 +219,7 @@ def family_json(res, *, mechanism: str, records: int, epsilon: Epsilon, delta: o
         out["counterexample"] = {res.parameter: format_rational(res.counterexample),
                                  "delta": str(res.exact.delta),
                                  "epsilon": str(res.exact.epsilon),
-                                 "witness": _witness(res.exact.witness, True)}
+                                 "witness": witness_json(res.exact.witness, True)}
     return out
 
 
