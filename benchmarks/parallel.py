@@ -9,7 +9,8 @@ Both runs are ``plrv check --engine brute --json --full`` subprocesses; their ou
 be byte-for-byte identical, and the wall times and the load average (other processes share
 the machine) are printed.
 
-Run: ``python benchmarks/parallel.py [--records 11] [--workers 2] [--repeat 1]``.
+Run: ``python benchmarks/parallel.py [--records 11] [--workers 2] [--repeat 1] [--dp]``
+(``--dp``: classical DP alone, every neighbouring pair, instead of the joint-table notions).
 """
 
 from __future__ import annotations
@@ -47,14 +48,11 @@ prior = ["1/2", "1/3", "1/6"]
 kind = "function"
 function = "bench_mech:mech"
 
-[attacker]
-target = {target}
-knowledge = "bench_mech:know"
-
+{attacker}
 [query]
 epsilon = "ln(3)"
 delta = "1/10"
-notions = ["apkdp", "ppkdp", "noiseless"]
+notions = {notions}
 
 [limits]
 databases = 10000000
@@ -102,6 +100,9 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=11)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--dp", action="store_true",
+                    help="check classical DP alone (every neighbouring pair, sharded by the "
+                         "first records of D1) instead of the joint-table notions")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -109,7 +110,13 @@ def main() -> None:
         (folder / "bench_mech.py").write_text(MODULE.format(
             coeffs=[(7 * j + 3) % 5 for j in range(n)]))
         spec = folder / "bench.toml"
-        spec.write_text(SPEC.format(n=n, target=n - 1))
+        attacker = "" if args.dp else (f'[attacker]\ntarget = {n - 1}\n'
+                                       f'knowledge = "bench_mech:know"\n')
+        notions = '["dp"]' if args.dp else '["apkdp", "ppkdp", "noiseless"]'
+        # dp reads no data model: its spec leaves the prior out
+        text = SPEC.format(n=n, attacker=attacker, notions=notions)
+        spec.write_text(text.replace('prior = ["1/2", "1/3", "1/6"]\n', "") if args.dp
+                        else text)
         print(f"brute-force check: {n} records over 3 values = {3 ** n} databases, "
               f"{os.cpu_count()} cores")
         for _ in range(args.repeat):
