@@ -414,3 +414,26 @@ def test_a_cluster_left_without_workers_fails_the_job(monkeypatch):
         with pytest.raises(VerifierError, match=r"no worker for 1 s with 2 of 2 shards"):
             ex.map(_square, [4, 5], ["c", "d"])
         assert time.monotonic() - start < 30
+
+
+def test_sharded_dp_evaluates_the_mechanism_once_per_database():
+    """Phase 1 evaluates each database's law once; phase 2 reads neighbours' laws by rank
+    (a shard never re-evaluates a neighbour that lies in another shard)."""
+    from verifier.model.mechanisms import mechanism
+    from verifier.notions.dp import check_dp
+
+    calls: list[tuple] = []
+
+    def weighted(db):
+        calls.append(db)
+        return (db[0] + 2 * db[1] + db[2]) % 3
+
+    mech = mechanism(weighted, "weighted")
+    # one probe of the output count for the budget, then each of the 3^3 databases once
+    serial = check_dp(mech, [0, 1, 2], 3, "ln(2)", "0", engine="brute")
+    assert len(calls) == 28 and len(set(calls)) == 27 and serial.witness["databases"]
+    calls.clear()
+    with use_executor(InOrderParallel(2)) as ex:
+        assert check_dp(mech, [0, 1, 2], 3, "ln(2)", "0", engine="brute") == serial
+    assert len(calls) == 28 and len(set(calls)) == 27  # the same: once each
+    assert ex.rounds == [9, 9]  # the laws, then the pairs, over the same 9 shards

@@ -149,7 +149,7 @@ def _check_brute(mech: Mechanism, domain: tuple, n: int, budget: Budget) -> None
                    f" × {n * (len(domain) - 1)} × {format_size(outs)}")
 
 
-def brute_cases(mech: Mechanism, domain: tuple, n: int, losses: LossMemo,
+def brute_cases(mech: Callable[[tuple], Dist], domain: tuple, n: int, losses: LossMemo,
                 outputs: dict[tuple, Dist], firsts: Iterable[tuple] | None = None
                 ) -> Iterator[Case]:
     """Brute-force cases for every ``D1`` of ``firsts`` (default: every database, in

@@ -1,22 +1,29 @@
 """DP by brute force over shards of its ordered neighbouring pairs (replace-one).
 
 The serial enumeration (:func:`verifier.notions.dp.dp_cases`) visits ``D1`` in lexicographic
-order and, for each, every neighbour ``D2 = D1[i ↦ b]`` with ``b ≠ D1(i)``. A shard is one
-value ``h`` of the first ``p`` records of ``D1``: the consecutive run of the enumeration whose
-``D1`` starts with ``h``. It computes the laws it needs (its own databases' and their
-neighbours', some of which lie in other shards), the privacy loss of each of its pairs, and
-folds them into a :class:`~verifier.notions.result.Summary` — the worst δ at ε and the worst
-tight ε at δ with their first cases — returned with its witnesses' outputs computed
-(:meth:`~verifier.notions.result.Summary.portable`: exact rationals, integers and the user's
-values). The summaries merged in shard order are the serial one: the same δ, ε, verdict,
-count and witness (ties keep the earlier case).
+order and, for each, every neighbour ``D2 = D1[i ↦ b]`` with ``b ≠ D1(i)``. The sharded run
+has two phases, each over the same shards — one value ``h`` of the first ``p`` records of
+``D1``, the consecutive run of the enumeration whose ``D1`` starts with ``h``:
 
-A shard may also compute just its databases' laws (:func:`laws_shard`), for consumers that
-need every case (certificates, closed forms) while the laws are the costly part.
+1. every shard computes the laws ``M(D)`` of its own databases, once each
+   (:func:`laws_shard`: the distinct laws and each database's index into them); the main
+   process interns them into one table of distinct laws and one array of ``k^n`` indices,
+   the law of the database of rank ``r`` (its position in lexicographic order);
+2. every shard receives that table and array (compact: a few laws and 4 bytes per
+   database), reads the law of any database by its rank — its own and its neighbours in
+   other shards, without evaluating the mechanism again — computes the privacy loss of each
+   of its pairs and folds them into a :class:`~verifier.notions.result.Summary` (the worst
+   δ at ε and the worst tight ε at δ with their first cases), returned with its witnesses'
+   outputs computed (:meth:`~verifier.notions.result.Summary.portable`).
+
+The summaries merged in shard order are the serial one: the same δ, ε, verdict, count and
+witness (ties keep the earlier case). The mechanism is evaluated once per database, as in
+the serial run.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -30,7 +37,7 @@ from verifier.notions.result import Summary
 from verifier.parallel.databases import SHARDS_PER_WORKER
 from verifier.parallel.executor import Executor, Progress
 
-__all__ = ["PairShard", "heads", "head_labels", "laws_shard", "pair_shards",
+__all__ = ["PairShard", "heads", "head_labels", "laws_shard", "all_laws",
            "pair_shard_summary", "pair_summary"]
 
 
@@ -61,41 +68,68 @@ def laws_shard(shard: tuple) -> tuple[list[Dist], list[int]]:
 
 @dataclass(frozen=True)
 class PairShard:
-    """The ordered pairs ``(D1, D2)`` whose ``D1`` starts with ``head``, and the claim."""
+    """The ordered pairs ``(D1, D2)`` whose ``D1`` starts with ``head``, the claim, and the
+    law of every database: ``laws[index[rank(D)]]``."""
 
     label: str
-    mech: Mechanism
     domain: tuple
     n: int
     head: tuple
     eps: Epsilon
     delta: mpq
+    laws: tuple[Dist, ...]
+    index: bytes  # array("I") of the law index of every database, by rank
 
 
-def pair_shards(mech: Mechanism, domain: tuple, n: int, eps: Epsilon, delta: mpq,
-                wanted: int) -> list[PairShard]:
-    """About ``wanted`` shards (at least one), in enumeration order."""
-    hs = heads(domain, n, wanted)
-    return [PairShard(label, mech, domain, n, h, eps, delta)
-            for h, label in zip(hs, head_labels(hs), strict=True)]
+def all_laws(mech: Mechanism, domain: tuple, n: int, hs: Sequence[tuple], executor: Executor,
+             progress: Progress | None = None) -> tuple[tuple[Dist, ...], array]:
+    """Phase 1: the distinct laws of ``mech`` over all databases and, by rank, the index of
+    each database's law, from shards ``hs`` run on ``executor`` (one evaluation each)."""
+    laws: dict[Dist, int] = {}
+    index = array("I")
+    parts = executor.map(laws_shard, [(mech, domain, n, h) for h in hs], head_labels(hs),
+                         progress)
+    for distinct, which in parts:
+        glob = [laws.setdefault(law, len(laws)) for law in distinct]
+        index.extend(glob[j] for j in which)
+    return tuple(laws), index
 
 
 def pair_shard_summary(shard: PairShard) -> Summary:
     """The summary of one shard's cases, in the serial order, with its witnesses' outputs."""
+    index = array("I")
+    index.frombytes(shard.index)
+    position = {v: j for j, v in enumerate(shard.domain)}
+    k, laws = len(shard.domain), shard.laws
+
+    def law(db: tuple) -> Dist:  # the law of the database of rank r: no evaluation
+        r = 0
+        for v in db:
+            r = r * k + position[v]
+        return laws[index[r]]
+
     firsts = (shard.head + tail
               for tail in all_databases(shard.domain, shard.n - len(shard.head)))
     summary = Summary(shard.eps, shard.delta)
-    for case in brute_cases(shard.mech, shard.domain, shard.n, LossMemo(), {}, firsts):
+    for case in brute_cases(law, shard.domain, shard.n, LossMemo(), {}, firsts):
         summary.add(case)
     return summary.portable()
 
 
 def pair_summary(mech: Mechanism, domain: tuple, n: int, eps: Epsilon, delta: mpq,
                  executor: Executor, progress: Progress | None = None) -> Summary:
-    """The summary of every ordered neighbouring pair, from shards run on ``executor`` and
-    merged in shard order (the caller has checked the limits for the whole job)."""
-    shards = pair_shards(mech, domain, n, eps, delta, SHARDS_PER_WORKER * executor.workers)
+    """The summary of every ordered neighbouring pair, from the two phases run on
+    ``executor`` and merged in shard order (the caller has checked the limits for the whole
+    job); ``progress`` counts the shards of both phases."""
+    hs = heads(domain, n, SHARDS_PER_WORKER * executor.workers)
+    both = None if progress is None else (lambda done, total: progress(done, 2 * total))
+    laws, index = all_laws(mech, domain, n, hs, executor, both)
+    data = index.tobytes()
+    shards = [PairShard(label, domain, n, h, eps, delta, laws, data)
+              for h, label in zip(hs, head_labels(hs), strict=True)]
+    second = None if progress is None else (
+        lambda done, total: progress(total + done, 2 * total))
     total = Summary(eps, delta)
-    for part in executor.map(pair_shard_summary, shards, [s.label for s in shards], progress):
+    for part in executor.map(pair_shard_summary, shards, [s.label for s in shards], second):
         total.merge(part)
     return total
