@@ -49,7 +49,8 @@ def prove(
     rep = run(sym, claim, every_epsilon=every_epsilon, every_known_set=every_known_set,
               timeout_ms=timeout * 1000)
     if certificate is not None:
-        from verifier.certificates.emit_symbolic import prove_certificate, write_certificate
+        from verifier.certificates.emit_symbolic import prove_certificate
+        from verifier.io.writers import write_certificate
         write_certificate(prove_certificate(sym, rep), certificate)
     if json_out:
         from verifier.io.json_out import prove_json
@@ -73,7 +74,8 @@ def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = N
     sym = load_symbolic(spec, "reducible")
     res = decide_reducible(sym)
     if certificate is not None:
-        from verifier.certificates.emit_symbolic import reducible_certificate, write_certificate
+        from verifier.certificates.emit_symbolic import reducible_certificate
+        from verifier.io.writers import write_certificate
         write_certificate(reducible_certificate(sym, res), certificate)
     if json_out:
         from verifier.io.json_out import reducible_json

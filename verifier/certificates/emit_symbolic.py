@@ -18,7 +18,6 @@ and version and marked ``"independently_checkable": false``.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from verifier.certificates.emit import certify_check
 from verifier.certificates.encode import FORMAT, VERSION, encode, number, spec_json
@@ -30,7 +29,7 @@ from verifier.symbolic.prove import ProofReport, instances
 from verifier.symbolic.reducibility import Reducibility
 from verifier.symbolic.tables import knowledges_of
 
-__all__ = ["reducible_certificate", "prove_certificate", "write_certificate"]
+__all__ = ["reducible_certificate", "prove_certificate"]
 
 NOTION_OF = {"apk": "apkdp", "ppk": "ppkdp", "noiseless": "noiseless", "dp": "dp"}
 
@@ -136,10 +135,3 @@ def prove_certificate(sym, rep: ProofReport) -> dict:
             "claim": {"text": rep.claim.text, "tree": _tree(rep.claim.tree)},
             "parameters": rep.parameters, "epsilon": rep.epsilon,
             "every_epsilon": rep.every_epsilon, "status": rep.status, "instances": entries}
-
-
-def write_certificate(cert: dict, path) -> None:
-    """Write a certificate (JSON) to ``path``, all or nothing."""
-    from verifier.io.writers import write_certificate as write
-
-    write(cert, Path(path))

@@ -57,8 +57,9 @@ def _float(x: mpq) -> float:
 
 def _log(x: mpq) -> float:
     """An approximation of ``ln x`` (a starting point, corrected exactly by the callers)."""
-    # float ok: a first guess only; ceil_log and epsilon_float correct it by exact comparison
-    return math.log(int(x.numerator)) - math.log(int(x.denominator))
+    # a first guess only: ceil_log and epsilon_float correct it by exact comparison
+    num, den = int(x.numerator), int(x.denominator)
+    return math.log(num) - math.log(den)  # float ok: a first guess, corrected exactly
 
 
 def _float_up(x: mpq) -> float:
