@@ -8,21 +8,19 @@ c = 0: (2/3, 1/6, 1/6), c = 1: (1/3, 1/3, 1/3), c = 2: (1/6, 1/6, 2/3).
 
 import copy
 import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from kernel_copy import run_copied_kernel
 from typer.testing import CliRunner
 
 from verifier.certificates.emit import certify_check
-from verifier.certificates.verify import verify_certificate
 from verifier.cli import app
 from verifier.io.json_out import dumps
 from verifier.io.spec import parse_spec
+from verifier.kernel.verify import verify_certificate
 
-CHECKER = Path(__file__).resolve().parent.parent / "verifier" / "certificates"
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "certificate.v1.json"
 
 GEOMETRIC = {"kind": "geometric_count", "alpha": "1/2"}
@@ -205,20 +203,7 @@ def test_relation_certificate_runs_standalone_and_matches_the_schema(tmp_path, l
     from jsonschema import Draft202012Validator
 
     Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8"))).validate(l1)
-    for module in CHECKER.glob("verify*.py"):
-        (tmp_path / module.name).write_text(module.read_text())
-    (tmp_path / "cert.json").write_text(json.dumps(l1))
-    code = ("import sys, runpy\n"
-            "class Block:\n"
-            "    def find_spec(self, name, path=None, target=None):\n"
-            "        if name.split('.')[0] == 'verifier':\n"
-            "            raise ImportError('blocked: ' + name)\n"
-            "sys.meta_path.insert(0, Block())\n"
-            f"sys.path.insert(0, {str(tmp_path)!r})\n"
-            f"sys.argv = ['verify.py', {str(tmp_path / 'cert.json')!r}]\n"
-            f"runpy.run_path({str(tmp_path / 'verify.py')!r}, run_name='__main__')\n")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+    run = run_copied_kernel(tmp_path, l1)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.strip().endswith("verified")
 

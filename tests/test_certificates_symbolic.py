@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from verifier.certificates.verify import verify_certificate
 from verifier.cli import app
+from verifier.kernel.verify import verify_certificate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 runner = CliRunner()

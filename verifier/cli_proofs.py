@@ -126,8 +126,8 @@ def verify_certificate_command(
     0 verified, 1 rejected (the first discrepancy is named), 3 consistent but resting on
     parts only recorded (a solver's proof, a symbolic identity), which it cannot re-check.
     """
-    from verifier.certificates.verify import load, verify_certificate
     from verifier.core.errors import SpecError
+    from verifier.kernel.verify import load, verify_certificate
 
     try:
         cert = load(str(file))

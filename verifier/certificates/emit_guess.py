@@ -1,7 +1,7 @@
 """Certificates of ``plrv guess``: advantages, bounds and the verdict, with evidence.
 
 The evidence (seed 004, "Defining guessing advantage", "Main theorem", "Simplification") is
-written so that the independent checker (:mod:`verifier.certificates.verify_guess`) can redo
+written so that the independent checker (:mod:`verifier.kernel.guess`) can redo
 it with ``Fraction``:
 
 * the domain, the prior ``π``, the precisions and the goal's mode (AND / OR), the ε used per

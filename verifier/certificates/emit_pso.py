@@ -1,7 +1,7 @@
 """Certificates of ``plrv pso``: the exact success, the baseline and the verdict, with evidence.
 
 The evidence (seed 002, Definitions 3.3–3.5, Claim 3.1) is written so that the independent
-checker (:mod:`verifier.certificates.verify_pso`) can redo every sum with ``Fraction``:
+checker (:mod:`verifier.kernel.pso`) can redo every sum with ``Fraction``:
 
 * the universe ``X`` with the weights of ``D`` and the number of rows ``n``;
 * every dataset — every sequence in ``supp(D)^n``, or every multiset for a symmetric mechanism —

@@ -10,7 +10,7 @@ input in a pair; δ at ε is (seed 003, Lemma 1)::
     δ(ε) = max_{x ~ y} Σ_O max(0, P[M(x)=O] − e^ε·P[M(y)=O])
 
 The independent checker re-derives the pairs wherever the relation is not user code
-(:mod:`verifier.certificates.verify_relation`).
+(:mod:`verifier.kernel.relation`).
 """
 
 from __future__ import annotations

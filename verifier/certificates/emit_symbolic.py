@@ -4,7 +4,7 @@
 symbolic profiles separate), every θ, ζ and target with each background value's output
 profiles ``(P[O | D(i)=t, ζ=B])_t`` and the bijection from the first background value to each
 other — or the pair of background values whose multisets of profiles differ. The independent
-checker (:mod:`verifier.certificates.verify_symbolic`) re-derives the profiles by enumeration
+checker (:mod:`verifier.kernel.symbolic`) re-derives the profiles by enumeration
 where it can and checks that every bijection maps outputs to outputs with equal profiles.
 Bijections of symbolic profiles (an identity of rational functions, decided by sympy) are
 recorded but marked ``"independently_checkable": false``.

@@ -1,7 +1,7 @@
 """How values, outputs, background values and specs are written into a certificate.
 
 The encoding is canonical and typed, so that the independent checker
-(:mod:`verifier.certificates.verify`), which computes its own outputs with
+(:mod:`verifier.kernel`), which computes its own outputs with
 ``fractions.Fraction``, writes the same JSON value for the same outcome:
 
 * an integer is a JSON integer, a string a JSON string, a tuple a JSON list;

@@ -25,10 +25,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import comb, factorial, prod
 
-try:  # inside the package, or run as a script from this folder
-    from verifier.certificates.verify_exact import ZERO, Rejected, key, q
-except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
-    from verify_exact import ZERO, Rejected, key, q  # type: ignore[import-not-found,no-redef]
+from .exact import ZERO, Rejected, key, q
 
 __all__ = ["verify_pso", "MAX_SEARCH"]
 

@@ -12,35 +12,18 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import combinations_with_replacement, product
 
-try:  # inside the package, or run as a script from this folder
-    from verifier.certificates.verify_exact import (
-        ZERO,
-        Eps,
-        Rejected,
-        case_delta,
-        dec,
-        key,
-        mechanism,
-        out_key,
-        q,
-    )
-    from verifier.certificates.verify_relation import relation_delta, relation_witness
-except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
-    from verify_exact import (  # type: ignore[import-not-found,no-redef]
-        ZERO,
-        Eps,
-        Rejected,
-        case_delta,
-        dec,
-        key,
-        mechanism,
-        out_key,
-        q,
-    )
-    from verify_relation import (  # type: ignore[import-not-found,no-redef]
-        relation_delta,
-        relation_witness,
-    )
+from .exact import (
+    ZERO,
+    Eps,
+    Rejected,
+    case_delta,
+    dec,
+    key,
+    mechanism,
+    out_key,
+    q,
+)
+from .relation import relation_delta, relation_witness
 
 __all__ = ["dp_delta", "dp_witness"]
 

@@ -23,32 +23,18 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import product
 
-try:  # inside the package, or run as a script from this folder
-    from verifier.certificates.verify_exact import (
-        ZERO,
-        Eps,
-        Rejected,
-        case_delta,
-        dec,
-        enc,
-        key,
-        mechanism,
-        out_key,
-        q,
-    )
-except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
-    from verify_exact import (  # type: ignore[import-not-found,no-redef]
-        ZERO,
-        Eps,
-        Rejected,
-        case_delta,
-        dec,
-        enc,
-        key,
-        mechanism,
-        out_key,
-        q,
-    )
+from .exact import (
+    ZERO,
+    Eps,
+    Rejected,
+    case_delta,
+    dec,
+    enc,
+    key,
+    mechanism,
+    out_key,
+    q,
+)
 
 __all__ = ["relation_delta", "relation_witness", "derive_pairs", "related"]
 

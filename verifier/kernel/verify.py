@@ -30,56 +30,27 @@ import sys
 from dataclasses import dataclass, field
 from math import factorial, prod
 
-try:  # inside the package, or run as a script from this folder
-    from verifier.certificates.verify_dp import dp_delta, dp_witness
-    from verifier.certificates.verify_exact import (
-        MAX_DATABASES,
-        ZERO,
-        Eps,
-        Recorded,
-        Rejected,
-        brief,
-        case_delta,
-        check_fields,
-        enumerable,
-        joint,
-        key,
-        load,
-        q,
-        read_delta,
-        show,
-    )
-except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
-    from verify_dp import dp_delta, dp_witness  # type: ignore[import-not-found,no-redef]
-    from verify_exact import (  # type: ignore[import-not-found,no-redef]
-        MAX_DATABASES,
-        ZERO,
-        Eps,
-        Recorded,
-        Rejected,
-        brief,
-        case_delta,
-        check_fields,
-        enumerable,
-        joint,
-        key,
-        load,
-        q,
-        read_delta,
-        show,
-    )
-
-try:  # the other kinds of certificate, each in its own module
-    from verifier.certificates.verify_guess import verify_guess
-    from verifier.certificates.verify_pso import verify_pso
-    from verifier.certificates.verify_symbolic import verify_prove, verify_reducible
-except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
-    from verify_guess import verify_guess  # type: ignore[import-not-found,no-redef]
-    from verify_pso import verify_pso  # type: ignore[import-not-found,no-redef]
-    from verify_symbolic import (  # type: ignore[import-not-found,no-redef]
-        verify_prove,
-        verify_reducible,
-    )
+from .dp import dp_delta, dp_witness
+from .exact import (
+    MAX_DATABASES,
+    ZERO,
+    Eps,
+    Recorded,
+    Rejected,
+    brief,
+    case_delta,
+    check_fields,
+    enumerable,
+    joint,
+    key,
+    load,
+    q,
+    read_delta,
+    show,
+)
+from .guess import verify_guess
+from .pso import verify_pso
+from .symbolic import verify_prove, verify_reducible
 
 FORMAT, VERSION = "plrv-certificate", 1
 OTHER_KINDS = {  # kind -> check(certificate, notes, limit); raises Rejected
@@ -372,10 +343,10 @@ def verify_file(path: str, limit: int = MAX_DATABASES) -> Outcome:
 
 
 def main(argv: list[str]) -> int:
-    """``python verify.py FILE``: exit 0 verified, 1 rejected, 2 usage error, 3 consistent
+    """``python -m kernel FILE``: exit 0 verified, 1 rejected, 2 usage error, 3 consistent
     but resting on recorded parts (a solver's proof) this checker cannot re-check."""
     if len(argv) != 1:
-        print("usage: python verify.py CERTIFICATE.json", file=sys.stderr)
+        print("usage: python -m kernel CERTIFICATE.json", file=sys.stderr)
         return 2
     try:
         load(argv[0])
@@ -390,5 +361,3 @@ def main(argv: list[str]) -> int:
     return code
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -18,26 +18,15 @@ import json
 from collections import Counter
 from collections.abc import Callable
 
-try:  # inside the package, or run as a script from this folder
-    from verifier.certificates.verify_exact import (
-        ZERO,
-        Recorded,
-        Rejected,
-        enumerable,
-        joint,
-        key,
-        q,
-    )
-except ImportError:  # pragma: no cover - the standalone use: python verify.py FILE
-    from verify_exact import (  # type: ignore[import-not-found,no-redef]
-        ZERO,
-        Recorded,
-        Rejected,
-        enumerable,
-        joint,
-        key,
-        q,
-    )
+from .exact import (
+    ZERO,
+    Recorded,
+    Rejected,
+    enumerable,
+    joint,
+    key,
+    q,
+)
 
 __all__ = ["verify_reducible", "verify_prove"]
 

@@ -1,0 +1,22 @@
+"""Run the certificate kernel as an outsider would: its folder copied away from plrv, in
+Python's isolated mode (``python -I``: no user site, no environment, no current directory),
+with every ``verifier`` module made unimportable as well."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+KERNEL = Path(__file__).resolve().parent.parent / "verifier" / "kernel"
+
+
+def run_copied_kernel(tmp_path: Path, certificate: object) -> subprocess.CompletedProcess[str]:
+    """Copy ``verifier/kernel`` to ``tmp_path/kernel`` and run ``python -I kernel CERT``."""
+    shutil.copytree(KERNEL, tmp_path / "kernel", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "cert.json").write_text(json.dumps(certificate))
+    return subprocess.run([sys.executable, "-I", str(tmp_path / "kernel"),
+                           str(tmp_path / "cert.json")],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
