@@ -157,7 +157,8 @@ def test_user_functions_are_not_re_enumerated_and_it_says_so():
     examples = Path(__file__).resolve().parent.parent / "examples"
     _, cert = certify_check(parse_spec(raw, search_dir=examples))
     out = verify_certificate(json.loads(dumps(cert)))
-    assert out.verified and any("not re-enumerated" in n for n in out.notes)
+    assert out.verified and out.status[0] == 3  # consistent, not verified: user code
+    assert any("taken from the certificate" in n for n in out.recorded)
 
 
 def test_the_checker_imports_nothing_from_the_engine(tmp_path, example7):
@@ -178,7 +179,7 @@ def test_the_checker_imports_nothing_from_the_engine(tmp_path, example7):
                 assert name.split(".")[0] in STDLIB, (module, name)
     run = run_copied_kernel(tmp_path, example7)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.strip().endswith("verified")
+    assert run.stdout.strip().endswith("certificate verified: the claim does not hold")
 
 
 def test_cli_writes_and_verifies_certificates(tmp_path, example7):
@@ -190,7 +191,8 @@ def test_cli_writes_and_verifies_certificates(tmp_path, example7):
     cert = tmp_path / "c.json"
     assert runner.invoke(app, ["check", str(spec), "--certificate", str(cert)]).exit_code == 1
     out = runner.invoke(app, ["verify-certificate", str(cert)])
-    assert out.exit_code == 0 and out.stdout.strip().endswith("verified")
+    assert out.exit_code == 0
+    assert out.stdout.strip().endswith("certificate verified: the claim does not hold")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(_set(example7, ["results", "ppkdp", "holds"], False)))
     out = runner.invoke(app, ["verify-certificate", str(bad)])
@@ -203,8 +205,8 @@ def test_large_failing_claims_keep_only_the_witness():
     raw = {**EXAMPLE7, "query": {"epsilon": "ln(2)", "delta": "1/1000", "notions": ["apkdp"]}}
     _, cert = certify_check(parse_spec(raw), max_cells=10)
     out = verify_certificate(json.loads(dumps(cert)))
-    assert "tables" not in cert["evidence"] and out.verified
-    assert any("omitted" in n for n in out.notes)
+    assert "tables" not in cert["evidence"] and out.status[0] == 0, out.reason
+    assert any("recomputed 1 tables by enumerating every database" in n for n in out.notes)
     with pytest.raises(BudgetExceeded, match="more than 10 cells"):
         certify_check(parse_spec(EXAMPLE7), max_cells=10)  # PPK holds: it needs its tables
 

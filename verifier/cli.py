@@ -319,7 +319,7 @@ def family(
     lo, hi = interval(range_, "--range")
     params = {k: v for k, v in s.mechanism.params.items() if k not in (param, "values")}
     try:
-        res = check_family(s.mechanism.name, param, lo, hi, values=s.values,
+        res = check_family(s.mechanism.kind or "function", param, lo, hi, values=s.values,
                            records=s.records, params=params, epsilon=s.epsilon, delta=s.delta,
                            timeout_ms=timeout * 1000, relation=s.relation)
     except VerifierError as exc:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -121,24 +122,26 @@ def verify_certificate_command(
     file: Annotated[Path, typer.Argument(help="A certificate written by --certificate.",
                                          show_default=False)],
 ) -> int:
-    """Re-check a certificate with the independent checker (standard library only).
+    """Re-check a certificate with the independent kernel (standard library only).
 
-    0 verified, 1 rejected (the first discrepancy is named), 3 consistent but resting on
-    parts only recorded (a solver's proof, a symbolic identity), which it cannot re-check.
+    0 verified: every number behind the verdict was recomputed by the kernel; 1 rejected (the
+    first discrepancy is named); 3 consistent, but resting on parts taken from the certificate
+    (user code's laws, a predicate's pairs, a solver's proof), which it cannot recompute.
     """
     from verifier.core.errors import SpecError
-    from verifier.kernel.verify import load, verify_certificate
+    from verifier.kernel.verify import escape, load, verify_certificate
 
     try:
         cert = load(str(file))
-    except (ValueError, RecursionError) as exc:  # JSON that cannot be read is an error, not
-        raise SpecError(f"not a certificate: not valid JSON ({exc})",  # a rejection
-                        file=str(file)) from None
+    except (ValueError, RecursionError) as exc:  # a file that cannot be read is an error,
+        why = f"not valid JSON ({exc})" if isinstance(exc, (json.JSONDecodeError,  # not a
+                                                              RecursionError)) else exc  # rejection
+        raise SpecError(f"not a certificate: {why}", file=str(file)) from None
     out = verify_certificate(cert)
     for note in out.notes:
-        typer.echo(f"  {note}")
+        typer.echo(f"  {escape(note)}")
     code, last = out.status
-    typer.echo(last)
+    typer.echo(escape(last))
     return code
 
 

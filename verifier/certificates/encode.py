@@ -81,10 +81,10 @@ def _knowledge_json(know) -> dict:
 
 
 def _mechanism_json(mech) -> dict:
-    builtin = mech.name in ("count", "threshold_count", "sum", "mean", "identity",
-                            "randomized_response", "geometric_count")
-    params = {k: encode(v) for k, v in mech.params.items()} if builtin else {}
-    return {"kind": mech.name if builtin else "function", "name": mech.name, "params": params}
+    """The built-in kind the mechanism was built as (never read off its name: a user function
+    ``def count(db)`` is user code), with its parameters; user code as ``"function"``."""
+    params = {k: encode(v) for k, v in mech.params.items()} if mech.kind else {}
+    return {"kind": mech.kind or "function", "name": mech.name, "params": params}
 
 
 def spec_json(spec, pairs: tuple, targets: tuple) -> dict:

@@ -10,7 +10,9 @@ again from their definitions, to enumerate a small spec database by database.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import sys
 from fractions import Fraction
 from itertools import product
@@ -18,6 +20,8 @@ from math import ceil, prod
 from typing import Any
 
 MAX_DATABASES = 100_000  # re-enumerate a spec only up to this many databases per data model
+MAX_DIGITS = 100_000  # characters of one rational
+MAX_BYTES = 1 << 30  # a certificate file read at all
 _NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
 ZERO, ONE = Fraction(0), Fraction(1)
 BOTTOM = {"bottom": True}
@@ -48,7 +52,14 @@ def _unique_keys(pairs: list) -> dict:
 
 def load(path: str) -> object:
     """The JSON of a certificate file (``OSError``, ``ValueError`` when it cannot be read,
-    a key given twice in one object included: which one counts would be a guess)."""
+    a key given twice in one object included: which one counts would be a guess). Only a
+    regular file of at most :data:`MAX_BYTES` is opened: a named pipe would block, a device
+    never end."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError("not a regular file")
+    if info.st_size > MAX_BYTES:
+        raise ValueError(f"{info.st_size} bytes, over the kernel's limit of {MAX_BYTES}")
     sys.set_int_max_str_digits(0)
     with open(path, encoding="utf-8") as f:
         return json.load(f, object_pairs_hook=_unique_keys)
@@ -103,8 +114,11 @@ def _dp_defaults(spec: dict) -> None:
 
 def q(text: object, where: str) -> Fraction:
     """An exact rational written ``"num/den"``; anything else is rejected."""
-    if not isinstance(text, str) or not _NUMBER.match(text):
-        raise Rejected(f"{where}: {text!r} is not an exact rational \"num/den\"")
+    if not isinstance(text, str) or not _NUMBER.match(text) or len(text) > MAX_DIGITS:
+        raise Rejected(f"{where}: {text!r:.80} is not an exact rational \"num/den\"")
+    num, _, den = text.partition("/")
+    if den and int(den) == 0:
+        raise Rejected(f"{where}: {text!r:.80} divides by zero")
     return Fraction(text)
 
 
@@ -146,6 +160,8 @@ class Eps:
             self.rate = ONE
         else:
             self.nats = q(text, "spec.epsilon")
+        if self.rate is not None and self.rate < 1 or self.nats is not None and self.nats < 0:
+            raise Rejected(f"spec.epsilon: {text!r:.80} is negative")
 
     def exceeds(self, p: Fraction, r: Fraction) -> bool:
         """Whether an output of mass ``p`` under a and ``r`` under b has loss > ε."""
@@ -173,7 +189,16 @@ class Eps:
 
 
 def exp_sign(r: Fraction, x: Fraction) -> int:
-    """Sign of ``r − e^x`` for rational ``x ≠ 0``: Taylor bounds, refined until they separate."""
+    """Sign of ``r − e^x`` for rational ``x ≠ 0`` and ``r ≥ 0``: first by bit sizes
+    (``0 < r < 2^b ≤ e^b`` for a numerator of ``b`` bits, and ``r > 2^{−b′} ≥ e^{−b′}`` for a
+    denominator of ``b′`` bits), so that a huge ``|x|`` costs nothing; else Taylor bounds of
+    ``e^{|x|/m}`` raised to ``m``, refined until they separate (``e^x`` is irrational)."""
+    if r <= 0:
+        return -1
+    if x >= r.numerator.bit_length():
+        return -1
+    if -x >= r.denominator.bit_length():
+        return 1
     m = max(1, ceil(abs(x)))
     y = abs(x) / m
     terms = 8
@@ -192,7 +217,13 @@ def exp_sign(r: Fraction, x: Fraction) -> int:
 
 
 def read_delta(value: object, eps: Eps, where: str) -> tuple[Fraction, Fraction]:
+    """δ as written: ``"num/den"``, or ``{"a": A, "c": C}`` for ``A − C·e^ε``, a form that
+    exists only when ε is a rational number of nats (for ε = ln q it is the rational
+    ``A − C·q``; for ε = ∞ no output exceeds ε and δ is a plain rational)."""
     if isinstance(value, dict) and set(value) == {"a", "c"}:
+        if eps.nats is None:
+            raise Rejected(f"{where}: {{a, c}} (δ = A − C·e^ε) is written only for ε a "
+                           f"rational number of nats, not for this ε")
         return eps.delta(q(value["a"], where + ".a"), q(value["c"], where + ".c"))
     return (q(value, where), ZERO)
 

@@ -20,12 +20,14 @@ and a failing claim's witness: a listed (or re-derived) pair and its masses on `
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from itertools import product
 
 from .exact import (
     ZERO,
     Eps,
+    Recorded,
     Rejected,
     case_delta,
     dec,
@@ -34,6 +36,7 @@ from .exact import (
     mechanism,
     out_key,
     q,
+    read_delta,
 )
 
 __all__ = ["relation_delta", "relation_witness", "derive_pairs", "related"]
@@ -160,8 +163,9 @@ def _own_laws(spec: dict, rel: dict, laws: dict, where: str, notes: list) -> Non
     """Each listed law against the checker's own mechanism, where it is built in."""
     mech = mechanism(spec)
     if mech is None:
-        notes.append(f"dp: the output laws of {spec['mechanism'].get('name')!r} (not a built-in "
-                     f"mechanism) were taken from the certificate, not re-derived")
+        notes.append(Recorded(f"dp: the output laws of user code "
+                              f"{spec['mechanism'].get('name')!r} were taken from the "
+                              f"certificate, not re-derived"))
         return
     for j, entry in enumerate(rel["laws"]):
         own = {out_key(o): p for o, p in mech(dec(entry["input"])).items() if p}
@@ -172,17 +176,35 @@ def _own_laws(spec: dict, rel: dict, laws: dict, where: str, notes: list) -> Non
                  f"own mechanism")
 
 
-def relation_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple | None:
-    """DP's δ over the certificate's pairs, after re-deriving the pairs where possible."""
+def relation_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
+    """DP's δ over the relation's pairs, re-derived here where the relation is built in and
+    small enough; pairs taken from the certificate (a predicate, or beyond ``limit``) are
+    :class:`Recorded`. Without the pairs a holding claim is rejected, and a failing one
+    rests on its witness, its stated δ recorded."""
     spec, ev = cert["spec"], cert["evidence"]
     where = "evidence.dp_relation"
     own, over = derive_pairs(spec, limit)
     rel = ev.get("dp_relation")
+    if rel is None and "omitted" not in ev:
+        raise Rejected(f"{where}: missing (and no evidence.omitted says why)")
+    if rel is None and own is not None and mechanism(spec) is not None:
+        mech = mechanism(spec)
+        inputs = {z for pair in own for z in pair}
+        laws = {z: {out_key(o): p for o, p in mech(dec(json.loads(z))).items() if p}
+                for z in inputs}
+        best = (ZERO, ZERO)
+        for x, y in own:
+            d = case_delta(laws[x], laws[y], eps)
+            best = d if eps.compare(d, best) > 0 else best
+        notes.append(f"dp: re-derived the {len(own)} ordered pairs of {over} and recomputed "
+                     f"δ over them with the checker's own mechanism")
+        return best
     if rel is None:
         if cert["results"]["dp"]["holds"]:
             raise Rejected(f"{where}: missing for a holding claim")
-        notes.append(f"dp: {ev.get('omitted', 'no pairs listed')}")
-        return None
+        notes.append(Recorded("dp: δ taken from the certificate (no pairs listed); the "
+                              "failure rests on the witness"))
+        return read_delta(cert["results"]["dp"]["delta"], eps, "results.dp.delta")
     laws = _laws(rel, where)
     pairs = []
     for j, (x, y) in enumerate(rel["pairs"]):
@@ -211,8 +233,8 @@ def relation_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple | Non
             if not {z for p in pairs for z in p} <= inputs:
                 raise Rejected(f"{where}.pairs: a pair names an input not in "
                                f"spec.neighbours.inputs")
-        notes.append(f"dp: the {len(pairs)} ordered pairs were taken from the certificate, "
-                     f"not re-derived ({over})")
+        notes.append(Recorded(f"dp: the {len(pairs)} ordered pairs were taken from the "
+                              f"certificate, not re-derived ({over})"))
     _own_laws(spec, rel, laws, where, notes)
     best = (ZERO, ZERO)
     for x, y in pairs:
@@ -222,7 +244,8 @@ def relation_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple | Non
     return best
 
 
-def relation_witness(cert: dict, w: dict, where: str, p_a: Fraction, p_b: Fraction) -> None:
+def relation_witness(cert: dict, w: dict, where: str, p_a: Fraction, p_b: Fraction,
+                     notes: list) -> None:
     """A failing claim's pair: a pair of the relation, with its masses on ``S`` re-derived
     from the checked laws (or the checker's mechanism when the pairs were omitted)."""
     spec, rel = cert["spec"], cert["evidence"].get("dp_relation")
@@ -234,10 +257,16 @@ def relation_witness(cert: dict, w: dict, where: str, p_a: Fraction, p_b: Fracti
         laws = _laws(rel, "evidence.dp_relation")
         masses = [sum((p for o, p in laws[key(z)].items() if o in s), ZERO) for z in (x, y)]
     else:
-        if related(spec, dec(x), dec(y)) is False:
+        near = related(spec, dec(x), dec(y))
+        if near is False:
             raise Rejected(f"{where}.inputs: {[x, y]} are not neighbours")
+        if near is None:
+            notes.append(Recorded(f"dp: that {[x, y]} are neighbours is taken from the "
+                                  f"certificate (the relation is user code)"))
         mech = mechanism(spec)
         if mech is None:
+            notes.append(Recorded("dp: the witness's masses under user code were taken from "
+                                  "the certificate"))
             return
         masses = [sum((p for o, p in mech(dec(z)).items() if out_key(o) in s), ZERO)
                   for z in (x, y)]

@@ -65,13 +65,17 @@ class Mechanism:
     """A kernel ``M: database ↦ Dist`` with a name and its parameters, for display.
 
     ``on_counts`` is set for symmetric mechanisms: ``on_counts(counts, n)`` gives the same
-    distribution as ``kernel(D)`` for every ``D`` with those counts per value.
+    distribution as ``kernel(D)`` for every ``D`` with those counts per value. ``kind`` is the
+    built-in kind this mechanism is (``"count"``, ``"randomized_response"`` …), set only by the
+    built-in builders: user code and post-processing have ``None`` whatever their name, so
+    that nothing (a certificate, a solver encoding) mistakes ``def count(db)`` for the count.
     """
 
     name: str
     kernel: Callable[[Database], Dist]
     params: Mapping[str, object] = field(default_factory=dict)
     on_counts: Callable[[Counts, int], Dist] | None = None
+    kind: str | None = None
 
     @property
     def symmetric(self) -> bool:
@@ -160,7 +164,7 @@ def _symmetric(name: str, params: dict, from_count: Callable[[int, int], Dist],
     def on_counts(counts: Counts, n: int) -> Dist:
         return from_count(sum(c for v, c in counts.items() if v in counted), n)
 
-    return Mechanism(name, kernel, params, on_counts)
+    return Mechanism(name, kernel, params, on_counts, kind=name)
 
 
 def count(values: Collection[Hashable] = (1,)) -> Mechanism:
@@ -187,7 +191,8 @@ def sum_query() -> Mechanism:
     """``M(D) = Σ_j D_j`` over numeric records."""
     def total(counts: Counts, n: int) -> Dist:
         return Dist.point(sum((rational(v, "record") * c for v, c in counts.items()), mpq(0)))
-    return Mechanism("sum", lambda db: Dist.point(sum(_numeric_records(db), mpq(0))), {}, total)
+    return Mechanism("sum", lambda db: Dist.point(sum(_numeric_records(db), mpq(0))), {}, total,
+                     kind="sum")
 
 
 def mean_query() -> Mechanism:
@@ -195,12 +200,13 @@ def mean_query() -> Mechanism:
     def mean(counts: Counts, n: int) -> Dist:
         return Dist.point(sum((rational(v, "record") * c for v, c in counts.items()), mpq(0)) / n)
     return Mechanism("mean",
-                     lambda db: Dist.point(sum(_numeric_records(db), mpq(0)) / len(db)), {}, mean)
+                     lambda db: Dist.point(sum(_numeric_records(db), mpq(0)) / len(db)), {}, mean,
+                     kind="mean")
 
 
 def identity() -> Mechanism:
     """``M(D) = D``: releases the database itself."""
-    return Mechanism("identity", Dist.point, {})
+    return Mechanism("identity", Dist.point, {}, kind="identity")
 
 
 def randomized_response(truth: object, values: Sequence[Hashable]) -> Mechanism:
@@ -223,7 +229,8 @@ def randomized_response(truth: object, values: Sequence[Hashable]) -> Mechanism:
         except KeyError as exc:
             raise InvalidArgument(f"record {exc.args[0]!r} is not in values = {domain!r}") from None
 
-    return Mechanism("randomized_response", kernel, {"truth": t, "values": domain})
+    return Mechanism("randomized_response", kernel, {"truth": t, "values": domain},
+                     kind="randomized_response")
 
 
 def _geometric_clamped(c: int, n: int, alpha: mpq) -> Dist:

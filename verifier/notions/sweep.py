@@ -106,9 +106,9 @@ def threshold_sweep(spec: Spec, thresholds: Sequence[int], ps: Sequence[object] 
                     progress: Progress | None = None) -> SweepReport:
     """For each ``p`` (probability of the record value ``values[-1]``; default: the spec's
     prior) and each ``T``: the spec's notions for ``threshold_count`` with threshold ``T``."""
-    if spec.mechanism.name != "threshold_count":
+    if spec.mechanism.kind != "threshold_count":
         raise InvalidArgument(f"a threshold sweep needs kind = \"threshold_count\", not "
-                              f"{spec.mechanism.name!r}")
+                              f"{spec.mechanism.kind or 'function'!r}")
     counted = cast(Sequence[Hashable], spec.mechanism.params["counts"])
     models: list[tuple[mpq | None, DataModel | tuple[DataModel, ...] | None]]
     if ps and spec.relation is not None:
