@@ -24,7 +24,8 @@ from verifier import (
 from verifier.core.epsilon import parse_epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.engines.choice import joint_tables
-from verifier.engines.counts import KnownCounts, compositions, count_law
+from verifier.engines.counts import compositions, count_law
+from verifier.engines.known_counts import KnownCounts
 
 EPSILONS = [parse_epsilon(e) for e in ("0", "ln(2)", "1/2")]
 DELTAS = ["0", "1/100", "1/3"]  # tight ε at δ = 0 (the largest loss) and on a linear piece

@@ -28,7 +28,7 @@ from verifier import (
 )
 from verifier.cli import app
 from verifier.core.errors import InvalidArgument, SpecError
-from verifier.engines.counts import KnownCounts
+from verifier.engines.known_counts import KnownCounts
 from verifier.io.spec import load_spec
 
 MPQ = type(mpq(0))

@@ -110,7 +110,7 @@ def test_linear_route_matches_the_reference_closed_form():
     APK δ of every background class (k known ones), exactly."""
     from fractions import Fraction
 
-    from verifier.engines.counts import KnownCounts
+    from verifier.engines.known_counts import KnownCounts
     ref = _reference()
     for n, p in ((40, "1/10"), (120, "1/1000"), (300, "1/1000000")):
         t = m = n // 10

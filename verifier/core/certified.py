@@ -8,7 +8,7 @@ the exact sign of ``a + c·e^ε``, and decimals that are certified truncations.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import gmpy2
 from gmpy2 import mpq, mpz
@@ -16,15 +16,26 @@ from gmpy2 import mpq, mpz
 from verifier.core.errors import InvalidNumber
 from verifier.core.numbers import sign as _sign
 
-if TYPE_CHECKING:
-    from verifier.core.epsilon import Epsilon
-
 __all__ = ["exp_bounds", "log_bounds", "compare_exp", "sign_affine_exp", "decimal_string",
            "certified_decimal", "MAX_PRECISION"]
 
 MAX_PRECISION = 1 << 20  # bits; far beyond any separation met in practice
 _MAX_PRECISION = MAX_PRECISION
 _LARGE_NATS = 1 << 20  # e^ε for ε above this many nats is not evaluated (it would overflow)
+
+
+class ExpArgument(Protocol):
+    """What the comparisons read of an ε (:class:`verifier.core.epsilon.Epsilon` has it):
+    exactly one of ``ln(base)``, a rational number of ``nats``, or ``infinite``."""
+
+    @property
+    def infinite(self) -> bool: ...
+
+    @property
+    def base(self) -> mpq | None: ...
+
+    @property
+    def nats(self) -> mpq | None: ...
 
 
 # ------------------------------------------------------ certified comparison with e^ε
@@ -52,7 +63,7 @@ def log_bounds(x: mpq, prec: int) -> tuple[mpq, mpq]:
     return lo, hi
 
 
-def compare_exp(x: mpq, eps: Epsilon) -> int:
+def compare_exp(x: mpq, eps: ExpArgument) -> int:
     """Certified sign of ``x − e^ε`` for rational ``x``.
 
     Exact when ``e^ε`` is rational; otherwise the precision doubles until the interval
@@ -85,7 +96,7 @@ def compare_exp(x: mpq, eps: Epsilon) -> int:
     )
 
 
-def sign_affine_exp(a: mpq, c: mpq, eps: Epsilon) -> int:
+def sign_affine_exp(a: mpq, c: mpq, eps: ExpArgument) -> int:
     """Certified sign of ``a + c·e^ε`` for rationals ``a``, ``c``."""
     if c == 0:
         return _sign(a)

@@ -34,7 +34,6 @@ the spec, before anything is built.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
 from functools import reduce
 
 from gmpy2 import comb, fac, lcm, mpq, mpz
@@ -43,44 +42,17 @@ from verifier.core.budget import Budget
 from verifier.core.distribution import Dist
 from verifier.core.errors import BudgetExceeded
 from verifier.engines.joint import JointTable
+from verifier.engines.known_counts import KnownCounts
 from verifier.engines.shift_table import Preimages, preimages, shift_tables
 from verifier.model.data import IndependentData
 from verifier.model.knowledge import NOTHING, Knowledge
 from verifier.model.mechanisms import Mechanism
 
-__all__ = ["KnownCounts", "count_law", "count_tables", "count_work", "count_estimate",
+__all__ = ["count_law", "count_tables", "count_work", "count_estimate",
            "compositions", "shift_route", "Progress"]
 
 Vector = tuple[int, ...]
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True, slots=True)
-class KnownCounts:
-    """The background value of an attacker who knows records of a symmetric mechanism,
-    up to order: how many of the known records take each value."""
-
-    values: tuple
-    counts: Vector
-
-    @property
-    def multiplicity(self) -> mpz:
-        """How many background values (tuples of known records) this class stands for."""
-        m = fac(sum(self.counts))
-        for c in self.counts:
-            m //= fac(c)
-        return m
-
-    def __repr__(self) -> str:
-        pairs = zip(self.values, self.counts, strict=True)
-        return "#{" + ", ".join(f"{v!r}: {c}" for v, c in pairs) + "}"
-
-    def __sort_key__(self) -> tuple:
-        return self.counts
-
-    def as_dict(self) -> dict:
-        return {"known_counts": {str(v): c for v, c in zip(self.values, self.counts, strict=True)},
-                "stands_for": int(self.multiplicity)}
 
 
 def compositions(total: int, parts: int, allowed: Sequence[bool] | None = None):

@@ -165,7 +165,7 @@ class ShiftTable(JointTable):
     def key(self, k: int) -> Hashable:
         if self.known is None:
             return NOTHING
-        from verifier.engines.counts import KnownCounts
+        from verifier.engines.known_counts import KnownCounts
         m = self.known.size
         return KnownCounts(self.values, (m - k, k))
 
