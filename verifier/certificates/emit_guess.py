@@ -6,7 +6,8 @@ it with ``Fraction``:
 
 * the domain, the prior ``π``, the precisions and the goal's mode (AND / OR), the ε used per
   attribute (``ln(base)/scale``, or a number of nats);
-* the kernel table ``M(z | x)`` for every value of the domain;
+* the mechanism's kind and exact parameters (the kernel recomputes the table of a built-in
+  kind), and the kernel table ``M(z | x)`` for every value of the domain;
 * per target: ``P[X ∈ g(x)]``, the best posterior ``max_z P[X ∈ g(x) | M(X) = z]`` with an
   output attaining it, the advantage, and the precise and simplified bounds — exact rationals
   when every ``e^{ε·d}`` involved is rational, else the decimal shown by ``plrv guess``;
@@ -59,7 +60,8 @@ def certify_guess(spec, max_cells: int = MAX_CELLS) -> tuple[GuessReport, dict]:
             "prior": [number(m.prior[x]) for x in m.domain],
             "precisions": [number(r) for r in m.precisions],
             "mode": m.mode,
-            "mechanism": spec.mechanism,
+            "mechanism": {"kind": spec.mechanism,
+                          "params": {k: number(v) for k, v in spec.mechanism_params}},
             "epsilon": [_epsilon(e) for e in rep.epsilon],
             "targets": [encode(x) for x in spec.targets],
         },

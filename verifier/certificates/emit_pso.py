@@ -38,6 +38,19 @@ def _members(universe, members) -> list:
     return [encode(u) for u in universe.values if u in members]
 
 
+def _params(universe, params) -> dict:
+    """A built-in mechanism's parameters: predicates as their members, numbers exact."""
+    out: dict = {}
+    for name, v in params:
+        if isinstance(v, Predicate):
+            out[name] = _members(universe, v.members)
+        elif isinstance(v, tuple):
+            out[name] = [_members(universe, p.members) for p in v]
+        else:
+            out[name] = number(v) if isinstance(v, mpq) else v
+    return out
+
+
 def _choice_json(universe, choice: object) -> object:
     if isinstance(choice, tuple):
         return {"collection": [_members(universe, p.members) for p in choice]}
@@ -87,7 +100,8 @@ def certify_pso(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[PSORep
             "universe": {"values": [encode(x) for x in u.values],
                          "weights": [number(u.dist[x]) for x in u.values]},
             "n": n,
-            "mechanism": {"name": mech.name, "symmetric": mech.symmetric},
+            "mechanism": {"name": mech.name, "symmetric": mech.symmetric, "kind": mech.kind,
+                          "params": _params(u, mech.params)},
             "adversary": spec.adversary,
             "admissible": {"at_most": None if adm.at_most is None else number(adm.at_most),
                            "at_least": None if adm.at_least is None else number(adm.at_least)},

@@ -120,8 +120,10 @@ def prove_certificate(sym, rep: ProofReport) -> dict:
             if p.knowledge not in knows:  # an instance of --every-known-set
                 knows |= {k.name: k for _, k in instances(sym, every_known_set=True)}
             know = knows[p.knowledge]
-            spec = replace(spec, targets=p.target, knowledge=know, epsilon=ce.epsilon,
-                           delta=0, notions=tuple(NOTION_OF[n] for n in sorted(rep.claim.uses)))
+            notions = tuple(NOTION_OF[n] for n in sorted(rep.claim.uses))
+            spec = replace(spec, epsilon=ce.epsilon, delta=0, notions=notions)
+            if notions != ("dp",):  # dp reads no target or attacker
+                spec = replace(spec, targets=p.target, knowledge=know)
             _, check = certify_check(spec)
             entry.update(independently_checkable=True,
                          point={k: number(v) for k, v in ce.point.items()},

@@ -52,6 +52,7 @@ class GuessSpec:
     eta: mpq | None
     mechanism: str
     tolerance: mpq = mpq(1, 10**6)  # relative width of the precise inversion's interval
+    mechanism_params: tuple[tuple[str, mpq], ...] = ()  # a built-in kind's exact parameters
 
 
 def _domain(t: Table, budget: Budget) -> tuple:
@@ -85,23 +86,25 @@ def _check_size(t: Table, key: str, size: int, budget: Budget) -> None:
 
 
 def _kernel(t: Table, domain: tuple, search_dir: Path):
+    """The kernel ``x ↦ M(· | x)`` and the built-in kind's exact parameters."""
     kind = t.string("kind", KINDS, "identity")
     if kind == "truncated_geometric":
         if not all(isinstance(x, int) for x in domain):
             raise t.fail("kind", "truncated_geometric needs a one-attribute domain", kind)
         alpha = t.rational("alpha", check=open_unit)
-        return t.check("alpha", truncated_geometric, alpha, min(domain), max(domain))
+        return t.check("alpha", truncated_geometric, alpha, min(domain), max(domain)), \
+            (("alpha", alpha),)
     if kind == "exponential":
         def l1(x, z):
             cx = x if isinstance(x, tuple) else (x,)
             cz = z if isinstance(z, tuple) else (z,)
             return sum(abs(a - b) for a, b in zip(cx, cz, strict=True))
         beta = t.rational("beta", check=open_unit)
-        return t.check("beta", exponential_mechanism, beta, domain, l1)
+        return t.check("beta", exponential_mechanism, beta, domain, l1), (("beta", beta),)
     if kind == "identity":
-        return Dist.point
+        return Dist.point, ()
     f = t.read("function", lambda ref, k: load_function(ref, search_dir=search_dir, name=k))
-    return lambda x: as_output_dist(f(x), f)
+    return (lambda x: as_output_dist(f(x), f)), ()
 
 
 def _target(domain: tuple):
@@ -135,7 +138,7 @@ def load_guess_spec(path: str | Path) -> GuessSpec:
                                                       name="prior"))
     else:
         prior = Dist.uniform(domain)
-    kernel = _kernel(mech_t, domain, Path(path).resolve().parent)
+    kernel, params = _kernel(mech_t, domain, Path(path).resolve().parent)
     prec_raw = goal.raw.get("precision", 1)
     attributes = len(domain[0]) if isinstance(domain[0], tuple) else 1
     if isinstance(prec_raw, list):
@@ -151,4 +154,5 @@ def load_guess_spec(path: str | Path) -> GuessSpec:
     eps = query.read("epsilon", lambda v, k: as_scaled_log(v), None)
     eta = query.rational("eta", None, open_unit)
     tolerance = query.rational("tolerance", mpq(1, 10**6), check_tolerance)
-    return GuessSpec(model, eps, targets, eta, mech_t.raw.get("kind", "identity"), tolerance)
+    return GuessSpec(model, eps, targets, eta, mech_t.raw.get("kind", "identity"), tolerance,
+                     params)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .exact import ZERO, Rejected, key, q
+from .exact import ZERO, Recorded, Rejected, key, q
 
 __all__ = ["verify_guess"]
 
@@ -154,11 +154,69 @@ def _kernel(m: _Model, ev: dict) -> dict:
     return kernel
 
 
-def verify_guess(cert: dict, notes: list) -> None:
-    """Check a ``plrv guess`` certificate; raises :class:`Rejected` at the first discrepancy."""
+def _own_kernel(spec: dict, m: _Model) -> dict | None:
+    """``M(· | x)`` of a built-in kind, written from its definition (seed 004's examples):
+    the truncated geometric ``P[z|x] = (1−α)/(1+α)·α^|z−x|`` inside ``lo..hi``, the mass
+    beyond each end at that end; the exponential ``P[z|x] ∝ β^{|x − z|_1}`` over the domain;
+    the identity. None for user code."""
+    mech = spec["mechanism"]
+    kind = mech.get("kind") if isinstance(mech, dict) else None
+    params = {k: q(v, f"spec.mechanism.params.{k}") for k, v in mech.get("params", {}).items()} \
+        if isinstance(mech, dict) else {}
+    wanted = {"truncated_geometric": {"alpha"}, "exponential": {"beta"}, "identity": set(),
+              "function": set()}
+    if kind not in wanted or set(params) != wanted[kind]:
+        raise Rejected(f"spec.mechanism: {mech!r:.80} is not a mechanism kind with its "
+                       f"parameters")
+    if any(not 0 < p < 1 for p in params.values()):
+        raise Rejected(f"spec.mechanism.params: {params} outside (0, 1)")
+    out = {}
+    if kind == "function":
+        return None
+    if kind == "identity":
+        return {x: {x: ONE} for x in m.domain}
+    if kind == "truncated_geometric":
+        ints = {x: m.coords[x] for x in m.domain}
+        if any(len(c) != 1 for c in ints.values()):
+            raise Rejected("spec.mechanism: truncated_geometric needs a one-attribute domain")
+        al, lo, hi = params["alpha"], min(c[0] for c in ints.values()), \
+            max(c[0] for c in ints.values())
+        for x, (v,) in ints.items():
+            if lo == hi:
+                out[x] = {key(v): ONE}
+                continue
+            row = {key(z): (1 - al) / (1 + al) * al ** abs(z - v) for z in range(lo + 1, hi)}
+            row[key(lo)], row[key(hi)] = al ** (v - lo) / (1 + al), al ** (hi - v) / (1 + al)
+            out[x] = row
+        return out
+    beta = params["beta"]
+    for x in m.domain:
+        w = {z: beta ** sum(abs(a - b) for a, b in zip(m.coords[x], m.coords[z], strict=True))
+             for z in m.domain}
+        total = sum(w.values(), ZERO)
+        out[x] = {z: p / total for z, p in w.items()}
+    return out
+
+
+def verify_guess(cert: dict, notes: list) -> bool | None:
+    """Check a ``plrv guess`` certificate and return whether its claim holds (None when the
+    verdict rests on the engine's certified comparisons); raises :class:`Rejected` at the
+    first discrepancy."""
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
     m = _Model(spec)
     kernel = _kernel(m, ev)
+    own = _own_kernel(spec, m)
+    if own is None:
+        notes.append(Recorded("the kernel table M(z | x) of user code was taken from the "
+                              "certificate"))
+    else:
+        for x in m.domain:
+            if {z: p for z, p in own[x].items() if p} != {z: p for z, p in kernel[x].items()
+                                                          if p}:
+                raise Rejected(f"evidence.kernel (x = {x}): M(· | x) differs from the "
+                               f"{spec['mechanism']['kind']} mechanism's (re-derived)")
+        notes.append(f"the kernel table re-derived from the {spec['mechanism']['kind']} "
+                     f"mechanism's definition")
     joint: dict = {}
     for x in m.domain:
         for z, p in kernel[x].items():
@@ -208,17 +266,21 @@ def verify_guess(cert: dict, notes: list) -> None:
         raise Rejected(f"results.vulnerability: {res['vulnerability']} in the certificate, "
                        f"{v_pre}, {v_post} recomputed")
     private = _private(m, kernel, epsilons)
-    if private is not None and res["private_at_epsilon"] is not private:
+    if private is None:
+        notes.append(Recorded("ε·d-privacy at an ε in nats was taken from the certificate"))
+    elif res["private_at_epsilon"] is not private:
         raise Rejected(f"results.private_at_epsilon: {res['private_at_epsilon']} but M is "
                        f"{'' if private else 'not '}ε·d-private at the ε used")
     notes.append(f"{len(rows)} targets: prior, best posterior, its output and the advantage "
                  f"recomputed; vulnerability {v_pre} → {v_post}")
     if not exact:
-        notes.append("some e^(ε·d) is irrational: the bounds and the verdict are left to the "
-                     "engine's certified comparisons")
-        return
+        notes.append(Recorded("some e^(ε·d) is irrational: the bounds and the verdict were "
+                              "taken from the certificate (the engine's certified "
+                              "comparisons), not recomputed here"))
+        return None
     if res["holds"] is not order:
         raise Rejected(f"results.holds: {res['holds']} but posterior ≤ precise ≤ simplified "
                        f"{'holds' if order else 'fails'} for every target")
     notes.append(f"bounds recomputed exactly: posterior ≤ precise ≤ simplified "
                  f"{'holds' if order else 'fails'}")
+    return order

@@ -16,16 +16,21 @@ Re-checks a certificate of ``plrv pso`` (seed 002, Cohen & Nissim) with ``Fracti
    output than the listed one;
 5. ``bound = factor·baseline + slack`` and the verdict ``success ≤ bound``.
 
-The mechanism's output laws are taken from the certificate (a user's kernel cannot be rerun
-here); everything computed from them is re-derived.
+The output law of every dataset is re-derived from the mechanism's definition for the
+built-in kinds ``count``, ``counts``, ``predicate``, ``identity`` and ``randomized_response``
+(seed 002, §4.2); for other kinds and user code it is taken from the certificate, and the
+checker says so (not verified, only consistent). Everything computed from the laws is
+re-derived.
 """
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
+from itertools import product
 from math import comb, factorial, prod
 
-from .exact import ZERO, Rejected, key, q
+from .exact import ZERO, Recorded, Rejected, key, q
 
 __all__ = ["verify_pso", "MAX_SEARCH"]
 
@@ -171,14 +176,87 @@ def _optimality(data: list, answers: dict, values: list, dist: dict, ok, notes: 
                  f"admissible predicates")
 
 
-def verify_pso(cert: dict, notes: list) -> None:
-    """Check a ``plrv pso`` certificate; raises :class:`Rejected` at the first discrepancy."""
+RECOMPUTED = ("count", "counts", "predicate", "identity", "randomized_response")
+
+
+def _own_law(spec: dict, values: list):
+    """``rows ↦ {output key: probability}`` of a built-in kind, from its definition; None for
+    the kinds this checker does not re-derive."""
+    m = spec["mechanism"]
+    kind, params = m.get("kind"), m.get("params", {})
+    if kind not in RECOMPUTED:
+        return None
+    want = {"count": {"predicate"}, "counts": {"predicates"}, "predicate": {"predicate"},
+            "identity": set(), "randomized_response": {"truth"}}[kind]
+    if set(params) != want:
+        raise Rejected(f"spec.mechanism.params: {sorted(params)} for kind {kind!r}, which "
+                       f"takes {sorted(want)}")
+
+    def members(p: object, where: str) -> set:
+        s = {key(x) for x in p} if isinstance(p, list) else None
+        if s is None or not s <= set(values):
+            raise Rejected(f"spec.mechanism.params.{where}: not a set of universe values")
+        return s
+    if kind in ("count", "predicate"):
+        pred = members(params["predicate"], "predicate")
+        if kind == "count":
+            return lambda rows: {key(sum(1 for u in rows if u in pred)): Fraction(1)}
+        return lambda rows: {key([int(u in pred) for u in rows]): Fraction(1)}
+    if kind == "counts":
+        preds = [members(p, "predicates") for p in params["predicates"]]
+        return lambda rows: {key([sum(1 for u in rows if u in p) for p in preds]): Fraction(1)}
+    if kind == "identity":
+        return lambda rows: {key([json.loads(u) for u in rows]): Fraction(1)}
+    t = q(params["truth"], "spec.mechanism.params.truth")
+    if not 0 <= t <= 1 or len(values) < 2:
+        raise Rejected(f"spec.mechanism.params.truth: {t} is not a probability (or the "
+                       f"universe has fewer than two values)")
+    other = (1 - t) / (len(values) - 1)
+
+    def rr(rows: list) -> dict:
+        out: dict = {}
+        for rep in product(values, repeat=len(rows)):
+            w = prod((t if r == u else other for r, u in zip(rep, rows, strict=True)),
+                     start=Fraction(1))
+            if w:
+                k = key([json.loads(r) for r in rep])
+                out[k] = out.get(k, ZERO) + w
+        return out
+    return rr
+
+
+def _check_laws(spec: dict, data: list, values: list, notes: list) -> None:
+    """Each dataset's listed law against the mechanism's own, where it is built in."""
+    own = _own_law(spec, values)
+    if own is None:
+        notes.append(Recorded(f"the output laws of {spec['mechanism'].get('kind')!r} "
+                              f"({spec['mechanism'].get('name')!r}) were taken from the "
+                              f"certificate, not re-derived"))
+        return
+    for j, (rows, _, law) in enumerate(data):
+        if own(rows) != law:
+            raise Rejected(f"evidence.datasets[{j}]: the output law differs from the "
+                           f"{spec['mechanism']['kind']} mechanism's on rows "
+                           f"{[json.loads(u) for u in rows]} (re-derived)")
+    notes.append(f"output laws re-derived from the {spec['mechanism']['kind']} mechanism's "
+                 f"definition on {len(data)} datasets")
+
+
+def verify_pso(cert: dict, notes: list) -> bool:
+    """Check a ``plrv pso`` certificate and return whether its claim holds; raises
+    :class:`Rejected` at the first discrepancy."""
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
     values, dist = _universe(spec)
     ok, n = _admissible(spec), spec["n"]
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise Rejected(f"spec.n: {n!r} is not a positive number of rows")
-    data = _datasets(ev, values, dist, n, spec["mechanism"]["symmetric"] is True)
+    symmetric = spec["mechanism"]["symmetric"] is True
+    if symmetric and spec["mechanism"].get("kind") in ("predicate", "identity",
+                                                       "randomized_response"):
+        raise Rejected(f"spec.mechanism.symmetric: {spec['mechanism']['kind']!r} reads the "
+                       f"rows in order; it is not symmetric")
+    data = _datasets(ev, values, dist, n, symmetric)
+    _check_laws(spec, data, values, notes)
     answers = _answers(ev, dist)
     total = ZERO
     for rows, p, law in data:
@@ -207,3 +285,4 @@ def verify_pso(cert: dict, notes: list) -> None:
                        f"{'≤' if holds else '>'} bound {bound}")
     notes.append(f"claim: success {'≤' if holds else '>'} {bound}: "
                  f"{'holds' if holds else 'fails'}")
+    return holds

@@ -18,6 +18,7 @@ import json
 from collections import Counter
 from collections.abc import Callable
 
+from .claim import claim_tree, same_tree
 from .exact import (
     ZERO,
     Recorded,
@@ -88,6 +89,18 @@ def _compare(own: dict, bg: object, prof: dict, values: list, where: str) -> lis
     return members
 
 
+def _indices(spec: dict, entry: dict, where: str) -> None:
+    """A (data model, knowledge, target) of the spec's domain, never one of the evidence's."""
+    for name, ok in (("model", range(len(spec["models"]))),
+                     ("knowledge", range(len(spec["knowledge"]))),
+                     ("target", spec["targets"])):
+        v = entry[name]
+        if type(v) is not int or v not in ok:
+            raise Rejected(f"{where}.{name}: {v!r:.40} is not a {name} of the spec")
+    if len(entry.get("backgrounds", ())) != 2 and "profiles" in entry:
+        raise Rejected(f"{where}.backgrounds: a witness compares two background values")
+
+
 def verify_reducible(cert: dict, notes: list, limit: int) -> None:
     """Check a ``plrv reducible`` certificate; raises :class:`Rejected` at the first
     discrepancy."""
@@ -99,10 +112,12 @@ def verify_reducible(cert: dict, notes: list, limit: int) -> None:
         return
     why = enumerable(spec, limit)
     if why is not None:
-        notes.append(f"not re-enumerated ({why}): the profiles' sums and the bijections only")
+        notes.append(Recorded(f"not re-enumerated ({why}): the output profiles were taken "
+                              f"from the certificate; their sums and the bijections checked"))
     if res["reducible"] is False:
         w = ev["witness"]
         where = "evidence.witness"
+        _indices(spec, w, where)
         first, second = (_profiles(p, where, width) for p in w["profiles"])
         if why is None:
             own = _own(spec, w["model"], w["knowledge"], w["target"])
@@ -174,14 +189,20 @@ def _evaluate(tree: list, values: dict) -> object:
     return ops[head](*args)
 
 
-def verify_prove(cert: dict, notes: list, check: Callable) -> None:
+def verify_prove(cert: dict, notes: list, check: Callable) -> bool | None:
     """Check a ``plrv prove`` certificate; ``check`` verifies a nested ``plrv check``
-    certificate (:func:`verify.verify_certificate`)."""
+    certificate (:func:`verify.verify_certificate`). Returns False when a counterexample
+    refutes the claim, None otherwise (a proof is only recorded here)."""
+    if not same_tree(claim_tree(cert["claim"]["text"]), cert["claim"]["tree"]):
+        raise Rejected(f"claim.tree: not the claim {cert['claim']['text']!r:.80} (re-parsed "
+                       f"from its text)")
+    if not cert["instances"]:
+        raise Rejected("instances: none listed; a claim is shown on at least one instance")
     states = [p["status"] for p in cert["instances"]]
     status = next((s for s in ("counterexample", "unknown") if s in states), "proved")
     if cert["status"] != status:
         raise Rejected(f"status: {cert['status']!r} but the instances give {status!r}")
-    recorded = 0
+    recorded = refuted = 0
     for j, p in enumerate(cert["instances"]):
         where = f"instances[{j}] (target {p['target']}, {p['knowledge']})"
         if not p["independently_checkable"]:
@@ -193,7 +214,7 @@ def verify_prove(cert: dict, notes: list, check: Callable) -> None:
         if not out.verified:
             raise Rejected(f"{where}.check: {out.reason}")
         results, nested = p["check"]["results"], p["check"]["spec"]
-        if nested["targets"] != [p["target"]]:
+        if set(p["deltas"]) != {"dp"} and nested["targets"] != [p["target"]]:
             raise Rejected(f"{where}.check: targets {nested['targets']}, not [{p['target']}]")
         deltas = {}
         for name, text in p["deltas"].items():
@@ -205,6 +226,7 @@ def verify_prove(cert: dict, notes: list, check: Callable) -> None:
         if _evaluate(cert["claim"]["tree"], deltas) is not False:
             raise Rejected(f"{where}: the claim {cert['claim']['text']!r} holds at these δs "
                            f"({', '.join(f'{k} = {v}' for k, v in deltas.items())})")
+        refuted += 1
         notes.append(f"{where}: counterexample verified, "
                      f"{', '.join(f'{k} = {v}' for k, v in deltas.items())}")
     if recorded:
@@ -215,4 +237,5 @@ def verify_prove(cert: dict, notes: list, check: Callable) -> None:
                 f"not independently checkable (recorded"
                 f"{': ' + ', '.join(sorted(solvers)) if solvers else ''})")
         # a verified counterexample refutes the claim whatever the recorded instances say
-        notes.append(text if status == "counterexample" else Recorded(text))
+        notes.append(text if refuted else Recorded(text))
+    return False if refuted else None

@@ -49,7 +49,7 @@ from .spec import validate_check_spec
 from .symbolic import verify_prove, verify_reducible
 
 FORMAT, VERSION = "plrv-certificate", 1
-OTHER_KINDS = {  # kind -> check(certificate, notes, limit); raises Rejected
+OTHER_KINDS = {  # kind -> check(certificate, notes, limit) -> holds or None; raises Rejected
     "pso": lambda cert, notes, limit: verify_pso(cert, notes),
     "guess": lambda cert, notes, limit: verify_guess(cert, notes),
     "reducible": verify_reducible,
@@ -105,8 +105,7 @@ def _verify(cert: object, notes: list, limit: int) -> bool | None:
         raise Rejected(f"format: not a {FORMAT}")
     check_fields(cert, VERSION)
     if cert.get("kind") in OTHER_KINDS:
-        OTHER_KINDS[cert["kind"]](cert, notes, limit)
-        return None
+        return OTHER_KINDS[cert["kind"]](cert, notes, limit)
     if cert.get("kind") != "check":
         raise Rejected(f"kind: {cert.get('kind')!r:.40} is not a kind this checker reads")
     return _verify_check(cert, notes, limit)

@@ -48,7 +48,7 @@ def count_mechanism(q: Predicate) -> PSOMechanism:
     """A row matters only through ``q(x)``: values are lumped by it."""
     return PSOMechanism(f"count({q.label})",
                         lambda rows: sum(1 for u in rows if u in q), True,
-                        lambda u: u in q)
+                        lambda u: u in q, "count", (("predicate", q),))
 
 
 def counts_mechanism(qs: Sequence[Predicate]) -> PSOMechanism:
@@ -56,7 +56,7 @@ def counts_mechanism(qs: Sequence[Predicate]) -> PSOMechanism:
     qs = tuple(qs)
     return PSOMechanism("counts(" + ", ".join(q.label for q in qs) + ")",
                         lambda rows: tuple(sum(1 for u in rows if u in q) for q in qs), True,
-                        lambda u: tuple(u in q for q in qs))
+                        lambda u: tuple(u in q for q in qs), "counts", (("predicates", qs),))
 
 
 def composition_counts(universe: Universe, p: Predicate) -> PSOMechanism:
@@ -75,13 +75,13 @@ def composition_counts(universe: Universe, p: Predicate) -> PSOMechanism:
         inside = [bits[u] for u in rows if u in bits]
         return (len(inside),) + (tuple(map(sum, zip(*inside, strict=True))) if inside else zero)
     return PSOMechanism(f"counts of p = {p.label!r} and p ∧ b_j, j < {d}", kernel, True,
-                        lambda u: (u,) if u in bits else ())
+                        lambda u: (u,) if u in bits else (), "composition_counts")
 
 
 def predicate_mechanism(q: Predicate) -> PSOMechanism:
     return PSOMechanism(f"predicate({q.label})",
                         lambda rows: tuple(int(u in q) for u in rows), False,
-                        lambda u: u in q)
+                        lambda u: u in q, "predicate", (("predicate", q),))
 
 
 def bit_predicates(universe: Universe) -> PSOMechanism:
@@ -90,7 +90,8 @@ def bit_predicates(universe: Universe) -> PSOMechanism:
         raise InvalidArgument("bit_predicates needs a universe of bit strings (bits = d)")
     d = universe.bits
     return PSOMechanism("predicate mechanisms of b_0 … b_{d−1}", lambda rows: tuple(
-        tuple(universe.bit(u, j) for j in range(d)) for u in rows), False)
+        tuple(universe.bit(u, j) for j in range(d)) for u in rows), False,
+        kind="bit_predicates")
 
 
 def bit_suppression(universe: Universe, k: int) -> PSOMechanism:
@@ -112,7 +113,8 @@ def bit_suppression(universe: Universe, k: int) -> PSOMechanism:
                                                   for u in g) else "*" for j in range(d))
             out.append((pattern, len(g)))
         return tuple(out)
-    return PSOMechanism(f"bit suppression, k = {k}", kernel, False)
+    return PSOMechanism(f"bit suppression, k = {k}", kernel, False, kind="bit_suppression",
+                        params=(("k", k),))
 
 
 def interval_buckets(k: int) -> PSOMechanism:
@@ -125,7 +127,8 @@ def interval_buckets(k: int) -> PSOMechanism:
         if len(groups) > 1 and len(groups[-1]) < k:
             groups[-2:] = [groups[-2] + groups[-1]]
         return tuple((g[0], g[-1], len(g)) for g in groups)
-    return PSOMechanism(f"interval buckets, k = {k}", kernel, True)
+    return PSOMechanism(f"interval buckets, k = {k}", kernel, True, kind="interval_buckets",
+                        params=(("k", k),))
 
 
 def randomized_response_rows(universe: Universe, truth: object) -> PSOMechanism:
@@ -137,11 +140,12 @@ def randomized_response_rows(universe: Universe, truth: object) -> PSOMechanism:
     per = {u: Dist._trusted({v: (t if v == u else other) for v in vals
                              if (t if v == u else other) != 0}) for u in vals}
     return PSOMechanism(f"randomized response, truth {t}",
-                        lambda rows: Dist.product(per[u] for u in rows), False)
+                        lambda rows: Dist.product(per[u] for u in rows), False,
+                        kind="randomized_response", params=(("truth", t),))
 
 
 def identity_mechanism() -> PSOMechanism:
-    return PSOMechanism("identity", lambda rows: rows, False)
+    return PSOMechanism("identity", lambda rows: rows, False, kind="identity")
 
 
 # ------------------------------------------------------------------------------ attacks

@@ -151,12 +151,17 @@ class PSOMechanism:
     ``kernel`` returns a :class:`Dist`, or a plain value for a deterministic output.
     ``classes``, if given, is a key of a row value such that the kernel depends on each row
     only through its key: values with equal keys (and equal weights) are then lumped.
+    ``kind`` and ``params`` say which built-in mechanism this is and with what (a certificate
+    records them so that the kernel can re-derive every output law); user code is
+    ``"function"``.
     """
 
     name: str
     kernel: Callable[[tuple], object]
     symmetric: bool = False
     classes: Callable[[Hashable], Hashable] | None = None
+    kind: str = "function"
+    params: tuple[tuple[str, object], ...] = ()
 
     def outputs(self, rows: tuple):
         """``(output, probability)`` pairs of the mechanism on ``rows``."""
