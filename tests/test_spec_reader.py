@@ -255,7 +255,7 @@ def test_spec_for_another_command(tmp_path, command, text, hint):
 @pytest.mark.parametrize("text, key", [
     (change(PARTIAL, "known = [0]\n", "").replace("[attacker]\ntarget = 3\n", ""),
      "query.notions"),
-    (change(RR, 'delta = "0"', 'delta = "0"\n[attacker]\npairs = [[0, 1]]'), "attacker"),
+    (change(RR, 'delta = "0"', 'delta = "0"\n[attacker]\npairs = [[0, 1]]'), "attacker.pairs"),
     (change(RR, "values = [0, 1]", 'values = [0, 1]\nprior = ["1/2", "1/2"]'), "data.prior"),
     (change(RR, "values = [0, 1]",
             'values = [0, 1]\npriors = [["1/2", "1/2"], ["1/2", "1/2"], ["1/3", "2/3"]]'),
@@ -264,7 +264,7 @@ def test_spec_for_another_command(tmp_path, command, text, hint):
 def test_family_refuses_what_it_does_not_support(tmp_path, text, key):
     path = write(tmp_path, text)
     # a valid spec for plrv check, except pairs with dp (refused there too: tests/test_neighbours)
-    load_spec(path) if key not in ("query.notions", "attacker") else None
+    load_spec(path) if key not in ("query.notions", "attacker.pairs") else None
     with pytest.raises(SpecError) as info:
         load_spec(path, command="family")
     assert info.value.key == key and "plrv family" in info.value.detail

@@ -145,7 +145,7 @@ def sweep(
     if plot is not None:
         from verifier.io.plot import require_matplotlib
         require_matplotlib()
-    s = load_overridden(spec, budget, budget_counts, engine)
+    s = load_overridden(spec, budget, budget_counts, engine, command="sweep")
     thresholds = parse_range(threshold)
     with run_on(workers, scheduler), ProgressBar(progress, "thresholds") as bar:
         report = threshold_sweep(s, thresholds, number_list(p) if p else None, progress=bar)

@@ -42,15 +42,15 @@ CertOpt = Annotated[Path | None, typer.Option(
 
 
 def load_overridden(spec: Path, budget: int | None, budget_counts: int | None, engine: str | None,
-          at: dict | None = None):
-    """Read SPEC and apply the command-line overrides."""
+                    at: dict | None = None, command: str = "check"):
+    """Read SPEC for ``command`` and apply the command-line overrides."""
     from dataclasses import replace
 
     from verifier.core.errors import InvalidArgument
     from verifier.engines.choice import ENGINES
     from verifier.io.spec import load_spec
 
-    s = load_spec(spec, at=at)
+    s = load_spec(spec, command=command, at=at)
     if budget is not None:
         s = replace(s, budget=replace(s.budget, max_databases=budget))
     if budget_counts is not None:

@@ -31,6 +31,7 @@ from verifier.core.errors import InvalidArgument, SpecError, VerifierError
 from verifier.core.numbers import probability
 from verifier.engines.choice import ENGINES
 from verifier.engines.joint import check_targets
+from verifier.io.features import refuse_unsupported
 from verifier.io.files import check_kind, check_tables, read_toml
 from verifier.io.keys import Table, anything, list_of, record_value, string
 from verifier.io.neighbours_spec import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
@@ -96,6 +97,9 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
         raise InvalidArgument(f"command = {command!r} is not one of {', '.join(COMMANDS)}",
                               argument="command", value=command)
     check_kind(raw, command, file)
+    if command == "family":
+        _family_only(Table.of(raw, "query", file, required=True))
+    refuse_unsupported(raw, command, file)
     check_tables(raw, _TABLES, file)
     given_input = Table.of(raw, "input", file)
     data = Table.of(raw, "data", file, required=not given_input.raw)
@@ -107,8 +111,7 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
     attacker = Table.of(raw, "attacker", file)
     query = Table.of(raw, "query", file, required=True)
     limits = Table.of(raw, "limits", file)
-    if command == "family":
-        _family_only(query, attacker, data)
+
     budget = budget_from_limits(limits.raw, CHECK_LIMITS, file)
     inputs = None
     if given_input.raw:
@@ -179,22 +182,13 @@ def _notion(value: object, name: str) -> str:
     return str(value)
 
 
-def _family_only(query: Table, attacker: Table, data: Table) -> None:
-    """``plrv family`` decides (ε, δ)-DP over every database: it refuses what it would
-    otherwise ignore (other notions, an attacker, a data model)."""
+def _family_only(query: Table) -> None:
+    """``plrv family`` decides (ε, δ)-DP over every database: it refuses other notions (the
+    spec's other features are refused by :mod:`verifier.io.features`)."""
     notions = query.raw.get("notions", ["dp"])
     if notions != ["dp"]:
         raise query.fail("notions", f"notions = {notions!r:.60}: plrv family checks dp only; "
                                     f'write notions = ["dp"] or leave the key out', notions)
-    if attacker.raw:
-        raise SpecError("plrv family checks dp, which has no attacker; remove the [attacker] "
-                        "table (use plrv check for the partial-knowledge notions)",
-                        file=attacker.file, key="attacker", value=attacker.raw)
-    for key in _MODEL_KEYS:
-        if key in data:
-            raise data.fail(key, "plrv family checks dp over every database and uses no data "
-                                 "model; remove the key (use plrv check for the notions that "
-                                 "need one)", data.raw[key])
 
 
 def _weights(value: object, name: str) -> list:

@@ -22,7 +22,6 @@ variable equal to the largest case (and ≥ 0).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import product
 from typing import Any
 
 from gmpy2 import mpq
@@ -31,6 +30,8 @@ from verifier.core.errors import InvalidArgument
 from verifier.symbolic.parameters import Parameters
 from verifier.symbolic.solver import Terms
 from verifier.symbolic.tables import SymTable
+
+MAX_DP_INPUTS = 512  # inputs whose symbolic laws symbolic DP compares
 
 __all__ = ["Encoding", "poly_terms"]
 
@@ -155,26 +156,24 @@ class Encoding:
         self.assertions += defs
         return m
 
-    def dp(self, kernel, values: tuple, n: int) -> Term:
-        """Classical DP δ over every database of ``n`` records (seed 003, Lemma 1)."""
-        if len(values) ** n > 512:
-            raise InvalidArgument(f"dp over {len(values)}^{n} databases: symbolic DP takes at "
-                                  f"most 512")
-        rows = {db: kernel(db) for db in product(values, repeat=n)}
+    def dp(self, kernel, pairs: Sequence[tuple[tuple, tuple]]) -> Term:
+        """Classical DP δ over the ordered pairs ``x ~ y`` of the spec's neighbouring relation
+        (seed 003, Lemma 1): ``max_{x~y} Σ_O max(0, P[M(x)=O] − E·P[M(y)=O])``."""
+        inputs = dict.fromkeys(z for pair in pairs for z in pair)
+        if len(inputs) > MAX_DP_INPUTS:
+            raise InvalidArgument(f"dp over {len(inputs)} inputs (databases of the relation): "
+                                  f"symbolic DP takes at most {MAX_DP_INPUTS}")
+        rows = {x: kernel(x) for x in inputs}
         items = []
-        for d1, r1 in rows.items():
-            for i in range(n):
-                for v in values:
-                    if v == d1[i]:
-                        continue
-                    r2 = rows[d1[:i] + (v,) + d1[i + 1:]]
-                    outs = sorted(set(r1) | set(r2), key=repr)
-                    zero = self.params.field.zero
-                    cells = [r1.get(o, zero) for o in outs] + [r2.get(o, zero) for o in outs]
-                    polys, factor = _scaled(cells)
-                    k = len(outs)
-                    s = self.z.Sum([self.z.positive_part(self.poly(polys[j]) -
-                                                         self.E * self.poly(polys[k + j]))
-                                    for j in range(k)])
-                    items.append(self.quotient("dp", s, factor))
+        zero = self.params.field.zero
+        for x, y in pairs:
+            r1, r2 = rows[x], rows[y]
+            outs = sorted(set(r1) | set(r2), key=repr)
+            cells = [r1.get(o, zero) for o in outs] + [r2.get(o, zero) for o in outs]
+            polys, factor = _scaled(cells)
+            k = len(outs)
+            s = self.z.Sum([self.z.positive_part(self.poly(polys[j]) -
+                                                 self.E * self.poly(polys[k + j]))
+                            for j in range(k)])
+            items.append(self.quotient("dp", s, factor))
         return self.worst("dp", items)

@@ -25,6 +25,7 @@ from gmpy2 import mpq
 
 from verifier.core.errors import SpecError, VerifierError
 from verifier.core.numbers import format_rational, rational
+from verifier.io.features import refuse_unsupported
 from verifier.io.files import check_kind, read_toml
 from verifier.io.spec import Spec, parse_spec
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
@@ -79,6 +80,7 @@ def load_symbolic(path: str | Path, command: str = "prove") -> SymbolicSpec:
     another command is named as such)."""
     raw = read_toml(path)
     check_kind(raw, command, str(path))
+    refuse_unsupported(raw, command, str(path))
     return parse_symbolic(raw, file=str(path), search_dir=Path(path).resolve().parent)
 
 

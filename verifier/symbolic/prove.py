@@ -26,8 +26,10 @@ from itertools import combinations
 from gmpy2 import mpq
 
 from verifier.core.errors import InvalidArgument
+from verifier.core.numbers import format_rational
 from verifier.engines.joint import check_targets
 from verifier.model.knowledge import Knowledge, known_indices
+from verifier.notions.neighbours import relation_pairs, replace_one
 from verifier.notions.partial import ordered_pairs
 from verifier.symbolic.claims import Claim, build, parse_claim
 from verifier.symbolic.encoding import Encoding
@@ -110,9 +112,11 @@ def _prove_one(sym: SymbolicSpec, claim: Claim, target: int, know: Knowledge,
         red = decide_reducible(sym, knowledges=[know], targets=[target])
         if red.reducible is True:
             method_prefix = f"Θ-reducible ({red.method}) and Theorem 2"
-        elif red.reducible is False and not sym.parameters.items:
-            return Proof(target, know.name, "proved", "Theorem 2's premise fails: not "
-                         "Θ-reducible, so the claim holds vacuously",
+        elif red.reducible is False:
+            where = "" if not red.point or not sym.parameters.items else \
+                " at " + ", ".join(f"{k} = {format_rational(v)}" for k, v in red.point.items())
+            return Proof(target, know.name, "proved", f"Theorem 2's premise fails: not "
+                         f"Θ-reducible{where} ({red.method}), so the claim holds vacuously",
                          time.perf_counter() - start)
     status, method, witness, reason, solver = _z3(sym, claim, target, know, rate, timeout_ms)
     seconds = time.perf_counter() - start
@@ -121,6 +125,13 @@ def _prove_one(sym: SymbolicSpec, claim: Claim, target: int, know: Knowledge,
     elif method_prefix and status == "unknown":
         status, method = "proved", method_prefix
     return Proof(target, know.name, status, method, seconds, witness, reason, solver)
+
+
+def dp_pairs(sym: SymbolicSpec) -> list[tuple[tuple, tuple]]:
+    """The ordered pairs DP compares: the spec's relation (``[input]``, ``[neighbours]``), by
+    default replace-one over the databases of ``records`` records."""
+    rel = sym.base.relation or replace_one(sym.values, sym.records)
+    return list(relation_pairs(rel, sym.base.budget))
 
 
 def _z3(sym: SymbolicSpec, claim: Claim, target: int, know: Knowledge, rate: mpq | None,
@@ -148,7 +159,7 @@ def _z3(sym: SymbolicSpec, claim: Claim, target: int, know: Knowledge, rate: mpq
                     plain += list(apk.values())
         terms["noiseless"] = enc.worst("noiseless", plain)
     if "dp" in claim.uses:
-        terms["dp"] = enc.dp(sym.kernel, sym.values, sym.records)
+        terms["dp"] = enc.dp(sym.kernel, dp_pairs(sym))
     terms["lemma4"] = enc.z.And(*lemma4) if lemma4 else enc.z.true()
     negation = enc.z.Not(build(claim, terms, enc.z))
     method = "z3: the negation is unsatisfiable (nonlinear real arithmetic)"

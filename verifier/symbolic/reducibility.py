@@ -23,9 +23,11 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import sympy  # type: ignore[import-untyped]
 from gmpy2 import mpq
 
 from verifier.core.errors import VerifierError
+from verifier.core.numbers import format_rational
 from verifier.engines.choice import joint_tables
 from verifier.engines.joint import check_targets
 from verifier.model.knowledge import Knowledge
@@ -49,6 +51,7 @@ class Certificate:
     knowledge: str
     target: int
     bijections: tuple[Bijection, ...]
+    exceptional: tuple[mpq, ...] = ()  # points where a weight vanishes: decided exactly
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,19 @@ def decide_reducible(sym: SymbolicSpec, knowledges: Sequence[Knowledge] | None =
         return Reducibility(None, "symbolic profiles",
                             reason="the profiles differ as functions, but the exact engine "
                                    "found bijections at the point tried")
-    return Reducibility(True, IDENTITY, tuple(certs))
+    points = sorted({x for c in certs for x in c.exceptional})
+    (name,) = sym.parameters.names if points else ("",)
+    for x in points:
+        found = _exact(sym, {name: x}, knows, idx, "exact joint tables")
+        if found.reducible is not True:
+            return Reducibility(found.reducible, f"at {name} = {format_rational(x)}, where a "
+                                f"weight P[D(i)=t, ζ=B] vanishes: {found.method}",
+                                witness=found.witness, point={name: x})
+    method = IDENTITY if not points else \
+        (f"{IDENTITY}, and at {', '.join(f'{name} = {format_rational(x)}' for x in points)}, "
+         f"where a weight P[D(i)=t, ζ=B] vanishes, output profiles matched by the exact joint "
+         f"tables")
+    return Reducibility(True, method, tuple(certs))
 
 
 def _exact(sym: SymbolicSpec, point: Mapping[str, mpq], knows: Sequence[Knowledge],
@@ -137,15 +152,19 @@ def _symbolic_table(params: Parameters, table: SymTable, know: str
     backgrounds = table.backgrounds()
     if not backgrounds:
         return Certificate(table.model, know, table.target, ())
+    exceptional: set[mpq] = set()
     for t in table.values:
         for bg in backgrounds:
             w = table.w(t, bg)
             if w != 0 and not (w.numer.is_ground and w.denom.is_ground):
                 found = violation(params, w, strict=True)
                 if isinstance(found, dict):
-                    return (f"P[D(i)={t}, ζ={bg}] vanishes at an admissible point "
-                            f"({', '.join(f'{k} = {v}' for k, v in found.items())}); the "
-                            f"profiles are not defined there as rational functions")
+                    roots = _rational_zeros(params, w)
+                    if roots is None:
+                        return (f"P[D(i)={t}, ζ={bg}] vanishes at an admissible point "
+                                f"({', '.join(f'{k} = {v}' for k, v in found.items())}); "
+                                f"the profiles are not defined there as rational functions")
+                    exceptional |= roots
                 if isinstance(found, str):
                     return f"cannot check that P[D(i)={t}, ζ={bg}] > 0: {found}"
     first = backgrounds[0]
@@ -157,7 +176,35 @@ def _symbolic_table(params: Parameters, table: SymTable, know: str
         if b.mapping is None:
             return _separating_point(params, list(reference.values()) + list(other.values()))
         bijections.append(b)
-    return Certificate(table.model, know, table.target, tuple(bijections))
+    return Certificate(table.model, know, table.target, tuple(bijections),
+                       tuple(sorted(exceptional)))
+
+
+def _rational_zeros(params: Parameters, w: Any) -> set[mpq] | None:
+    """The admissible points where the weight ``w`` of one parameter vanishes or is undefined,
+    when they are finitely many and all rational (then the exact engine decides each): the
+    roots of the linear factors over Q of its numerator and denominator. None otherwise
+    (several parameters, or a factor of higher degree with a real root, counted exactly by
+    Sturm sequences)."""
+    if len(params.items) != 1:
+        return None
+    (p,) = params.items
+    x = params.symbols[p.name]
+    out: set[mpq] = set()
+    for poly in (w.numer, w.denom):
+        f = sympy.Poly(poly.as_expr(), x)
+        if f.is_zero:
+            return None
+        for factor, _ in f.factor_list()[1]:
+            if factor.degree() == 1:
+                a, b = factor.all_coeffs()
+                root = sympy.Rational(-b, a)
+                q = mpq(int(root.p), int(root.q))
+                if p.admits(q):
+                    out.add(q)
+            elif factor.count_roots() > 0:
+                return None
+    return out
 
 
 def _separating_point(params: Parameters, vectors: list[tuple]) -> dict[str, mpq] | str:
