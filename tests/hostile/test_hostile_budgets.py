@@ -38,6 +38,12 @@ def _refused_before_working(o) -> None:
                     f"before it starts\n{o.describe()}", pytrace=False)
 
 
+def _spread_weights(size: int) -> list[str]:
+    """``size`` weights of 1000 different sizes, summing to 1."""
+    nums = [j % 1000 + 1 for j in range(size)]
+    return [f"{k}/{sum(nums)}" for k in nums]
+
+
 def _records(base, n):
     return mutate(base, "data.records", n)
 
@@ -70,6 +76,15 @@ HUGE_SIZES = [
                  ("rows.n", "limits.datasets", "universe"), id="pso:identity-bits=16-rows=3"),
     pytest.param("family", mutate(FAMILY, "data.records", 30), ("data.records", "limits"),
                  id="family:records=30"),
+    # 2^20 databases within limits.databases, but each law has 2^20 outputs: the work
+    # estimate must come from the mechanism's definition, not from evaluating one law
+    pytest.param("check", _records(RR, 20), ("limits.work",), id="check:rr-dp-records=20"),
+    # 65,536 weights of 1000 sizes: up to 2·10^7 distinct subset weights for the baseline,
+    # bounded before any is built
+    pytest.param("pso", {"universe": {"bits": 16, "weights": _spread_weights(1 << 16)},
+                         "rows": {"n": 1}, "mechanism": {"kind": "identity"},
+                         "adversary": {"kind": "trivial"}},
+                 ("limits.predicates",), id="pso:bits=16-distinct-weights"),
 ]
 
 

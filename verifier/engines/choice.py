@@ -94,7 +94,9 @@ def brute_work(data: DataModel, mech: Mechanism, know: Knowledge, targets: Seque
     budget.check_records(data.n)
     d = _support_product(data, budget)
     db0 = _first_database(data)
-    o, b, t = len(mech(db0)), len(know(db0)), len(targets)
+    o = mech.outputs_bound(data.n) if mech.outputs_bound is not None \
+        else len(mech(db0))
+    b, t = len(know(db0)), len(targets)
     budget.require("work", d * o * b * t,
                    f"brute force: databases × outputs × backgrounds × targets = "
                    f"{format_size(d)} × {format_size(o)} × {format_size(b)} × {t}")

@@ -69,6 +69,8 @@ class Mechanism:
     built-in kind this mechanism is (``"count"``, ``"randomized_response"`` …), set only by the
     built-in builders: user code and post-processing have ``None`` whatever their name, so
     that nothing (a certificate, a solver encoding) mistakes ``def count(db)`` for the count.
+    ``outputs_bound(n)``, when known, bounds the number of outputs on a database of ``n``
+    records without running the kernel (so that a budget refuses before any work).
     """
 
     name: str
@@ -76,6 +78,7 @@ class Mechanism:
     params: Mapping[str, object] = field(default_factory=dict)
     on_counts: Callable[[Counts, int], Dist] | None = None
     kind: str | None = None
+    outputs_bound: Callable[[int], int] | None = None
 
     @property
     def symmetric(self) -> bool:
@@ -206,7 +209,7 @@ def mean_query() -> Mechanism:
 
 def identity() -> Mechanism:
     """``M(D) = D``: releases the database itself."""
-    return Mechanism("identity", Dist.point, {}, kind="identity")
+    return Mechanism("identity", Dist.point, {}, kind="identity", outputs_bound=lambda n: 1)
 
 
 def randomized_response(truth: object, values: Sequence[Hashable]) -> Mechanism:
@@ -229,8 +232,9 @@ def randomized_response(truth: object, values: Sequence[Hashable]) -> Mechanism:
         except KeyError as exc:
             raise InvalidArgument(f"record {exc.args[0]!r} is not in values = {domain!r}") from None
 
+    reports = max(len(d) for d in per_value.values())  # reports a record can give
     return Mechanism("randomized_response", kernel, {"truth": t, "values": domain},
-                     kind="randomized_response")
+                     kind="randomized_response", outputs_bound=lambda n: reports ** n)
 
 
 def _geometric_clamped(c: int, n: int, alpha: mpq) -> Dist:

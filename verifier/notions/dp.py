@@ -143,7 +143,8 @@ def _check_brute(mech: Mechanism, domain: tuple, n: int, budget: Budget) -> None
     """Refuse the brute-force enumeration over the limits, before any of it is done."""
     budget.check_records(n)
     total = check_database_count(len(domain), n, budget)
-    outs = len(mech(tuple(domain[:1]) * n))
+    outs = mech.outputs_bound(n) if mech.outputs_bound is not None else \
+        len(mech(tuple(domain[:1]) * n))  # user code: one database's law, to size the rest
     budget.require("work", total * n * (len(domain) - 1) * outs,
                    f"dp by brute force: databases × neighbours × outputs = {format_size(total)}"
                    f" × {n * (len(domain) - 1)} × {format_size(outs)}")

@@ -33,7 +33,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from math import comb
 
-from gmpy2 import mpq, mpz
+from gmpy2 import lcm, mpq, mpz
 
 from verifier.core.budget import LIMITS, Budget
 from verifier.core.distribution import BOTTOM, Dist
@@ -98,6 +98,10 @@ def _weight_sums(universe: Universe, budget: Budget) -> tuple[dict, dict]:
     by_weight: dict[mpq, list] = {}
     for u in universe.values:
         by_weight.setdefault(universe.dist[u], []).append(u)
+    budget.require("predicates", _weight_sums_bound(by_weight, budget.limit("predicates")),
+                   "distinct predicate weights under D (at most: Π (values of each weight + 1),"
+                   " and at most 1 + the common denominator)",
+                   ", or use a smaller universe or a uniform distribution")
     sums: dict[mpq, tuple | None] = {mpq(0): None}
     for w, vals in by_weight.items():
         for s in list(sums):
@@ -108,6 +112,24 @@ def _weight_sums(universe: Universe, budget: Budget) -> tuple[dict, dict]:
             budget.require("predicates", len(sums), "distinct predicate weights under D",
                            ", or use a smaller universe or a uniform distribution")
     return sums, by_weight
+
+
+def _weight_sums_bound(by_weight: dict, cap: int) -> int:
+    """An upper bound on the number of realizable weights, known before any is built: a
+    predicate takes ``j ∈ 0 … c`` of the ``c`` values of each weight (``Π (c + 1)``), and a
+    weight is a multiple of ``1/L`` in ``[0, 1]`` for ``L`` the common denominator
+    (``L + 1``). Past ``cap`` the product is not pursued."""
+    product = 1
+    for vals in by_weight.values():
+        product *= len(vals) + 1
+        if product > cap:
+            break
+    common = mpz(1)
+    for w in by_weight:
+        common = lcm(common, w.denominator)
+        if common > cap:
+            break
+    return int(min(product, common + 1))
 
 
 def _members(sums: dict, by_weight: dict, t: mpq) -> frozenset:
