@@ -114,6 +114,19 @@ def test_family_timeout_must_be_positive(tmp_path, timeout):
     assert_error(run(["family", spec, *RANGE, "--timeout", timeout]), "--timeout")
 
 
+def test_family_timeout_is_honoured_end_to_end(tmp_path):
+    """5 records over 3 values: 2430 pairs of 243-output laws make a formula whose building
+    alone takes about a minute; --timeout 1 covers the building too, and the answer is
+    unknown (exit 3), never a verdict reached after the limit."""
+    doc = mutate(mutate(mutate(FAMILY, "data.records", 5), "data.values", [0, 1, 2]),
+                 "query.delta", "1/100")
+    o = run(["family", write(tmp_path, doc), "--param", "truth", "--range", "1/2..9/10",
+             "--timeout", "1"])
+    assert_verdict(o, 3)
+    assert "out of time" in o.stdout
+    assert o.seconds < 20, f"--timeout 1 took {o.seconds:.1f} s"
+
+
 @pytest.mark.parametrize("range_, code, status", [
     pytest.param("1/2..3/4", 0, "holds", id="truth-1/2..3/4-holds"),
     pytest.param("1/2..4/5", 1, "fails", id="truth-1/2..4/5-fails"),

@@ -129,7 +129,7 @@ def _weight_sums_bound(by_weight: dict, cap: int) -> int:
         common = lcm(common, w.denominator)
         if common > cap:
             break
-    return int(min(product, common + 1))
+    return min(product, int(common) + 1)
 
 
 def _members(sums: dict, by_weight: dict, t: mpq) -> frozenset:

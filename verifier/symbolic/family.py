@@ -22,6 +22,7 @@ a sentence of real arithmetic, which z3 decides (:mod:`verifier.solver`):
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from itertools import product
@@ -66,6 +67,10 @@ FAMILIES: dict[tuple[str, str], SymbolicKernel] = {
     ("randomized_response", "truth"): _rr,
     ("geometric_count", "alpha"): _geometric,
 }
+
+
+class _OutOfTime(Exception):
+    """The time limit of a family check was reached (it answers unknown)."""
 
 
 @dataclass(frozen=True)
@@ -134,18 +139,39 @@ def check_family(kind: str, param: str, lo: object, hi: object, *, values: Seque
     E = z["Q"](int(eps.rate.numerator), int(eps.rate.denominator))
     D = z["Q"](int(d.numerator), int(d.denominator))
 
+    deadline = time.monotonic() + timeout_ms / 1000
+
+    def left_ms() -> int:
+        """Milliseconds left of ``timeout_ms`` (building formulas and re-checking included)."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _OutOfTime
+        return max(1, int(left * 1000))
+
     def violated(t):
-        cache = {x: kernel(x, t, domain, params) for x in inputs}
+        cache = {}
+        for x in inputs:
+            left_ms()
+            cache[x] = kernel(x, t, domain, params)
         terms = []
         for x, y in pairs:
+            left_ms()
             p1, p2 = cache[x], cache[y]
             diffs = [p1.get(o, 0) - E * p2.get(o, 0) for o in set(p1) | set(p2)]
             terms.append(z["Sum"]([z["If"](v > 0, v, 0) for v in diffs]) > D)
         return z["Or"](terms)
 
+    def out_of_time(what: str) -> FamilyResult:
+        return FamilyResult("unknown", param, (lo_q, hi_q),
+                            detail=f"out of time: the time limit of {timeout_ms / 1000:g} s was "
+                                   f"reached {what}", neighbours=described)
+
     tried: list[mpq] = []
     for _ in range(3):  # a solver witness that the exact engine does not confirm is excluded
-        answer = find_parameter(violated, lo_q, hi_q, timeout_ms, tried)
+        try:
+            answer = find_parameter(violated, lo_q, hi_q, left_ms, tried)
+        except _OutOfTime:
+            return out_of_time(f"while building the formula over {len(pairs)} pairs")
         if answer.status == "unsat":
             return FamilyResult("holds", param, (lo_q, hi_q),
                                 detail="z3: no parameter value violates the claim",
@@ -155,6 +181,9 @@ def check_family(kind: str, param: str, lo: object, hi: object, *, values: Seque
                                 neighbours=described)
         t = answer.witness
         assert t is not None  # a sat answer carries its rational witness
+        if time.monotonic() >= deadline:
+            return out_of_time(f"before the exact re-check of z3's witness at {param} = "
+                               f"{format_rational(t)}")
         mech = build_mechanism(kind, {**params, param: t}, domain)
         exact = check_relation(mech, rel, eps, d)
         if not exact.holds:

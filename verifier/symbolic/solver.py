@@ -132,17 +132,20 @@ def decide(assertions: Sequence[Term], variables: Mapping[str, Term],
 
 
 def find_parameter(build: Callable[[object], object], lo: mpq, hi: mpq,
-                   timeout_ms: int = 20_000, exclude: list[mpq] | None = None) -> Answer:
+                   timeout_ms: int | Callable[[], int] = 20_000,
+                   exclude: list[mpq] | None = None) -> Answer:
     """Is there ``t ∈ [lo, hi]`` with ``build(t)`` true? ``build`` receives a z3 real and
-    returns a z3 boolean built with :func:`z3_api`'s helpers (+, −, ·, /, If, Or)."""
+    returns a z3 boolean built with :func:`z3_api`'s helpers (+, −, ·, /, If, Or).
+    ``timeout_ms`` may be a function giving the time left once the formula is built (the
+    caller's deadline covers the building too)."""
     import z3
     t = z3.Real("t")
     s = z3.Solver()
-    s.set("timeout", int(timeout_ms))
     s.add(t >= _q(lo), t <= _q(hi))
     for x in exclude or []:
         s.add(t != _q(x))
     s.add(build(t))
+    s.set("timeout", max(1, int(timeout_ms() if callable(timeout_ms) else timeout_ms)))
     result = s.check()
     if result == z3.sat:
         return Answer("sat", _rational(s.model().eval(t, model_completion=True))[0])
