@@ -146,6 +146,18 @@ def test_finishes_or_is_refused_by_the_budget(tmp_path, args, doc, verdicts):
         _refused_before_working(o)
 
 
+def test_compose_k_runs_refused_from_an_estimate(tmp_path):
+    """10,000 runs of randomized response would take hours exactly: the work is estimated
+    from the laws of one run (k + 1 loss values, integers growing by 9 bits a run) and
+    refused before the first product; raising limits.work lets a larger k through."""
+    doc = mutate(mutate(RR, "data.records", 1), "query.delta", "1/2")
+    spec = write(tmp_path, doc)
+    o = run(["compose", spec, "--k", "10000"])
+    assert_error(o, "limits.work", file=spec, max_len=400)
+    _refused_before_working(o)
+    assert_verdict(run(["compose", spec, "--k", "50"]), (0, 1))
+
+
 def test_sweep_huge_threshold_range_refused(tmp_path):
     spec = write(tmp_path, SWEEP)
     assert_error(run(["sweep", spec, "--threshold", "0..99999999999"]), "--threshold",

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import reduce
+from math import comb
 from operator import mul
 
 from gmpy2 import mpq, mpz
@@ -37,7 +38,8 @@ from verifier.notions.loss import PrivacyLoss, _denominator_lcm, _integer_row
 from verifier.notions.neighbours import Relation, relation_pairs
 from verifier.notions.result import Case, NotionResult, summarize
 
-__all__ = ["LossDistribution", "compose", "compose_mechanisms", "DEFAULT_MAX_VALUES"]
+__all__ = ["LossDistribution", "compose", "compose_mechanisms", "composition_work",
+           "DEFAULT_MAX_VALUES"]
 
 DEFAULT_MAX_VALUES = 1_000_000  # distinct loss values kept by a composition
 
@@ -117,9 +119,37 @@ def _product(a: LossDistribution, b: LossDistribution, max_values: int) -> LossD
                             a.q_scale * b.q_scale)
 
 
+def composition_work(parts: Sequence[LossDistribution], max_values: int) -> int:
+    """An estimate, made before any product, of the work of composing ``parts`` in order:
+    step ``j`` multiplies each of the ``S_j`` atoms so far by each atom of the next part,
+    with integers of ``b_j`` bits (the masses' scales and the ratios grow by each part's
+    bits): ``Σ_j S_j·v_{j+1}·(1 + b_j/1024)`` (a product of small integers costs about as
+    much as one of a thousand bits: the interpreter dominates). ``S_j`` is at most ``max_values``, at most the
+    product of the parts' value counts, and — when every part is the same loss with ``v``
+    values — at most ``C(j + v − 1, v − 1)`` (a product of ``j`` atoms depends only on how
+    many of each were taken)."""
+    first = parts[0]
+    same = all(p is first or p == first for p in parts)
+
+    def bits(p: LossDistribution) -> int:
+        top = max((r.numerator.bit_length() + r.denominator.bit_length()
+                   for r, _, _ in p.atoms), default=0)
+        return int(p.p_scale.bit_length() + p.q_scale.bit_length() + top)
+
+    size, width, total = max(first.values, 1), bits(first), 0
+    v = max(first.values, 1)
+    for j, nxt in enumerate(parts[1:], 2):
+        total += size * max(nxt.values, 1) * (1 + width // 1024)
+        size = min(max_values, comb(j + v - 1, v - 1) if same else size * max(nxt.values, 1))
+        width += bits(nxt)
+    return total
+
+
 def compose(losses: Iterable[LossDistribution],
-            max_values: int = DEFAULT_MAX_VALUES) -> LossDistribution:
-    """The privacy loss of independent releases: ratios multiply, masses multiply.
+            max_values: int = DEFAULT_MAX_VALUES,
+            budget: Budget | None = None) -> LossDistribution:
+    """The privacy loss of independent releases: ratios multiply, masses multiply. With a
+    ``budget``, :func:`composition_work` is checked against ``limits.work`` first.
 
     >>> from verifier.core.distribution import Dist
     >>> rr = LossDistribution.of(Dist({0: "3/4", 1: "1/4"}), Dist({0: "1/4", 1: "3/4"}))
@@ -131,6 +161,11 @@ def compose(losses: Iterable[LossDistribution],
     if not parts:
         raise InvalidArgument("compose needs at least one privacy loss", argument="losses",
                               value=[])
+    if budget is not None:
+        budget.require("work", composition_work(parts, max_values),
+                       f"exact composition of {len(parts)} privacy losses: atom products "
+                       f"(× kilobits of their integers)", ", compose fewer runs, or ask for a certified "
+                       "enclosure (--enclosure always)")
     out = parts[0]
     for j, nxt in enumerate(parts[1:], 2):
         try:
@@ -149,8 +184,10 @@ def compose(losses: Iterable[LossDistribution],
 
 
 def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
-               max_values: int) -> Case:
-    loss = compose((LossDistribution.of(m(x), m(y)) for m in mechs), max_values)
+               max_values: int, budget: Budget | None = None) -> Case:
+    laws: dict[int, LossDistribution] = {}  # one law per distinct mechanism object
+    loss = compose([laws.setdefault(id(m), LossDistribution.of(m(x), m(y))) for m in mechs],
+                   max_values, budget)
     key = "inputs" if relation.inputs else "databases"
     return Case({"relation": relation.name, key: [list(x), list(y)],
                  "mechanisms": [m.name for m in mechs]}, loss.privacy_loss())
@@ -175,6 +212,7 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
     if not mechs:
         raise InvalidArgument("compose_mechanisms needs at least one mechanism",
                               argument="mechs", value=[])
-    cases = (_pair_case(mechs, x, y, relation, max_values)
-             for x, y in relation_pairs(relation, budget or Budget()))
+    budget = budget or Budget()
+    cases = (_pair_case(mechs, x, y, relation, max_values, budget)
+             for x, y in relation_pairs(relation, budget))
     return summarize("dp", cases, eps, d)
