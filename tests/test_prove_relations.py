@@ -46,6 +46,7 @@ def test_prove_honours_add_remove_one(tmp_path):
     code, rep = _prove(tmp_path, GEOMETRIC.format(
         neighbours='[neighbours]\nrelation = "add-remove-one"'), "dp == 0")
     assert code == 1, rep
+    assert len(rep["instances"]) == 1  # dp reads no target or attacker: one instance
     for inst in rep["instances"]:
         a = Fraction(inst["counterexample"]["parameters"]["a"])
         assert Fraction(inst["counterexample"]["deltas"]["dp"]) == 1 / (1 + a)

@@ -35,6 +35,9 @@ def prove(
         "--every-known-set", help="Every target with every set of known records.")] = False,
     timeout: Annotated[int, typer.Option(min=1, help="z3 time limit per instance, seconds.")]
     = 20,
+    max_instances: Annotated[int, typer.Option(
+        "--max-instances", min=1, help="Refuse more instances (target × attacker) than this.")]
+    = 256,
     json_out: JsonOpt = False,
     certificate: CertOpt = None,
 ) -> int:
@@ -48,7 +51,7 @@ def prove(
     check_outputs(spec, **{"--certificate": (certificate, None)})
     sym = load_symbolic(spec)
     rep = run(sym, claim, every_epsilon=every_epsilon, every_known_set=every_known_set,
-              timeout_ms=timeout * 1000)
+              timeout_ms=timeout * 1000, max_instances=max_instances)
     if certificate is not None:
         from verifier.certificates.emit_symbolic import prove_certificate
         from verifier.io.writers import write_certificate

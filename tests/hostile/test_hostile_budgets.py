@@ -158,6 +158,32 @@ def test_compose_k_runs_refused_from_an_estimate(tmp_path):
     assert_verdict(run(["compose", spec, "--k", "50"]), (0, 1))
 
 
+PROVE_EVERY_SET = {
+    "parameters": {"p": {"gt": "0", "lt": "1"}},
+    "data": {"records": 10, "values": [0, 1], "prior": ["1 - p", "p"]},
+    "mechanism": {"kind": "threshold_count", "counts": [1], "threshold": 2},
+    "attacker": {"target": 9},
+    "query": {"epsilon": "ln(2)", "delta": "1/10", "notions": ["apkdp", "ppkdp"]},
+}
+
+
+def test_prove_every_known_set_counts_its_instances_first(tmp_path):
+    """Target 9 of 10 records: 2^9 = 512 sets of known records, each a solver call; more
+    than --max-instances (256) is refused before the first."""
+    spec = write(tmp_path, PROVE_EVERY_SET)
+    o = run(["prove", spec, "--claim", "lemma5", "--every-known-set"])
+    line = assert_error(o, "--max-instances", file=spec, max_len=400)
+    assert "512 instances" in line
+    _refused_before_working(o)
+
+
+def test_prove_every_known_set_is_refused_for_dp(tmp_path):
+    doc = mutate(mutate(PROVE_EVERY_SET, "query.notions", ["dp"]), "attacker")
+    spec = write(tmp_path, doc)
+    assert_error(run(["prove", spec, "--claim", "dp <= 1", "--every-known-set"]),
+                 "--every-known-set")
+
+
 def test_sweep_huge_threshold_range_refused(tmp_path):
     spec = write(tmp_path, SWEEP)
     assert_error(run(["sweep", spec, "--threshold", "0..99999999999"]), "--threshold",

@@ -124,10 +124,10 @@ def composition_work(parts: Sequence[LossDistribution], max_values: int) -> int:
     step ``j`` multiplies each of the ``S_j`` atoms so far by each atom of the next part,
     with integers of ``b_j`` bits (the masses' scales and the ratios grow by each part's
     bits): ``Σ_j S_j·v_{j+1}·(1 + b_j/1024)`` (a product of small integers costs about as
-    much as one of a thousand bits: the interpreter dominates). ``S_j`` is at most ``max_values``, at most the
-    product of the parts' value counts, and — when every part is the same loss with ``v``
-    values — at most ``C(j + v − 1, v − 1)`` (a product of ``j`` atoms depends only on how
-    many of each were taken)."""
+    much as one of a thousand bits: the interpreter dominates). ``S_j`` is at most
+    ``max_values``, at most the product of the parts' value counts, and — when every part is
+    the same loss with ``v`` values — at most ``C(j + v − 1, v − 1)`` (a product of ``j``
+    atoms depends only on how many of each were taken)."""
     first = parts[0]
     same = all(p is first or p == first for p in parts)
 
@@ -164,8 +164,8 @@ def compose(losses: Iterable[LossDistribution],
     if budget is not None:
         budget.require("work", composition_work(parts, max_values),
                        f"exact composition of {len(parts)} privacy losses: atom products "
-                       f"(× kilobits of their integers)", ", compose fewer runs, or ask for a certified "
-                       "enclosure (--enclosure always)")
+                       f"(× kilobits of their integers)", ", compose fewer runs, or ask for a "
+                       "certified enclosure (--enclosure always)")
     out = parts[0]
     for j, nxt in enumerate(parts[1:], 2):
         try:

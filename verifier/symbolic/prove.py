@@ -25,7 +25,7 @@ from itertools import combinations
 
 from gmpy2 import mpq
 
-from verifier.core.errors import InvalidArgument
+from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.core.numbers import format_rational
 from verifier.engines.joint import check_targets
 from verifier.model.knowledge import Knowledge, known_indices
@@ -74,6 +74,17 @@ class ProofReport:
         return "proved"
 
 
+MAX_INSTANCES = 256  # solver instances of one prove run (--max-instances raises it)
+
+
+def instance_count(sym: SymbolicSpec, every_known_set: bool = False) -> int:
+    """How many instances :func:`instances` lists, counted without listing them."""
+    targets = check_targets(sym.base.targets, sym.records)
+    if not every_known_set:
+        return len(targets) * len(knowledges_of(sym))
+    return len(targets) * 2 ** (sym.records - 1)
+
+
 def instances(sym: SymbolicSpec, every_known_set: bool = False
               ) -> list[tuple[int, Knowledge]]:
     """``(target, ζ)`` for each target and ζ of the spec, or with every set of known
@@ -90,15 +101,34 @@ def instances(sym: SymbolicSpec, every_known_set: bool = False
 
 
 def prove(sym: SymbolicSpec, claim: str | Claim, *, every_epsilon: bool = False,
-          every_known_set: bool = False, timeout_ms: int = 20_000) -> ProofReport:
-    """Decide ``claim`` on every instance of the spec (see the module docstring)."""
+          every_known_set: bool = False, timeout_ms: int = 20_000,
+          max_instances: int = MAX_INSTANCES) -> ProofReport:
+    """Decide ``claim`` on every instance of the spec (see the module docstring). A claim
+    over dp alone has one instance (dp reads no target or attacker); more than
+    ``max_instances`` instances are refused before the first is decided."""
     c = claim if isinstance(claim, Claim) else parse_claim(claim)
     rate = sym.base.epsilon.rate
     if rate is None and not every_epsilon:
         raise InvalidArgument(f"epsilon = {sym.base.epsilon}: a proof needs ε = ln(q) (so that "
                               f"e^ε is rational) or --every-epsilon")
+    if c.uses == {"dp"}:
+        if every_known_set:
+            raise InvalidArgument("--every-known-set varies the attacker's known records, "
+                                  "which dp does not read; leave it out for a claim over dp",
+                                  argument="--every-known-set")
+        todo = [(check_targets(sym.base.targets, sym.records)[0], knowledges_of(sym)[0])]
+    else:
+        count = instance_count(sym, every_known_set)
+        if count > max_instances:
+            sets = "every set of known records" if every_known_set else "attackers"
+            raise BudgetExceeded(
+                f"{count} instances (targets × {sets}), each a solver call of up to "
+                f"{timeout_ms // 1000} s, over the limit of "
+                f"{max_instances}; raise it with --max-instances, or give fewer records or "
+                f"targets", argument="--max-instances", value=count)
+        todo = instances(sym, every_known_set)
     proofs = tuple(_prove_one(sym, c, i, k, None if every_epsilon else rate, timeout_ms)
-                   for i, k in instances(sym, every_known_set))
+                   for i, k in todo)
     return ProofReport(c, every_epsilon, "every ε" if every_epsilon else str(sym.base.epsilon),
                        sym.parameters.describe(), proofs)
 
