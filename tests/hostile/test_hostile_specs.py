@@ -383,3 +383,49 @@ def test_invisible_characters_in_a_key_are_shown_escaped(tmp_path, key):
     assert all(c.isprintable() for c in line), repr(line)
     escaped = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in key)
     assert f"data.{escaped}" in line
+
+
+# ---------------------------------------------------------------- refused, not crashed
+
+REFUSED_SPECS = [
+    pytest.param({"data": {"records": 2, "values": [0, 1]}, "mechanism": {"kind": "count"},
+                  "query": {"epsilon": "ln(2)", "notions": ["dp", "dp"]}},
+                 "query.notions", id="notion-twice"),
+    pytest.param({"data": {"records": 2, "values": [0, 1]}, "mechanism": {"kind": "count"},
+                  "query": {"epsilon": "ln(2)", "notions": []}},
+                 "query.notions", id="no-notion"),
+    pytest.param({"data": {"records": 1, "values": [0, 1]},
+                  "neighbours": {"relation": "add-remove-one"}, "mechanism": {"kind": "mean"},
+                  "query": {"epsilon": "ln(2)", "notions": ["dp"]}},
+                 "neighbours.relation", id="mean-add-remove-one-1-record"),
+    pytest.param({"input": {"coordinates": 2, "range": [0, 1]},
+                  "mechanism": {"kind": "count"},
+                  "query": {"epsilon": "ln(2)", "notions": ["dp"]}},
+                 "neighbours.relation", id="input-without-a-relation"),
+]
+
+
+@pytest.mark.parametrize("doc, key", REFUSED_SPECS)
+def test_specs_refused_with_the_key(tmp_path, doc, key):
+    spec = write(tmp_path, doc)
+    assert_error(invoke(["check", spec]), key, file=spec)
+
+
+def test_a_huge_parameter_bound_is_refused_with_its_key(tmp_path):
+    """A 5,001-digit bound: beyond the solver's input (and Python's int-to-string limit)."""
+    doc = {"parameters": {"p": {"gt": "0", "lt": "1/1" + "0" * 5000}},
+           "data": {"records": 3, "values": [0, 1], "prior": ["1 - p", "p"]},
+           "mechanism": {"kind": "threshold_count", "counts": [1], "threshold": 2},
+           "attacker": {"target": 2, "known": [0]},
+           "query": {"epsilon": "ln(2)", "delta": "1/10", "notions": ["apkdp", "ppkdp"]}}
+    spec = write(tmp_path, doc)
+    for command in (["prove", spec, "--claim", "lemma5"], ["reducible", spec]):
+        assert_error(invoke(command), "parameters.p.lt", file=spec)
+
+
+def test_reducible_refuses_a_dp_only_input_spec(tmp_path):
+    doc = {"input": {"coordinates": 2, "range": [0, 1]},
+           "neighbours": {"relation": "linf", "distance": 1},
+           "mechanism": {"kind": "count"}, "query": {"epsilon": "ln(2)", "notions": ["dp"]}}
+    spec = write(tmp_path, doc)
+    assert_error(invoke(["reducible", spec]), "input", file=spec)

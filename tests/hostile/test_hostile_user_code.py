@@ -263,3 +263,22 @@ def test_control_list_and_tuple_outputs_agree(tmp_path):
 def test_control_knowledge_list_return(tmp_path):
     spec, cwd = setup(tmp_path, f"def {FN}(db):\n    return [db[0], db[1]]\n", KNOWLEDGE)
     assert_verdict(plrv("check", spec, cwd), (0, 1))
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_a_mechanism_closing_a_standard_stream_does_not_take_the_report(tmp_path, stream):
+    """The count of 2 records, released by a function that closes sys.stdout (or stderr)
+    on every call: replace-one changes the count by 1, a point mass, so δ(ln 2) = 1 > 0 —
+    the claim fails (exit 1) and the report is still printed."""
+    source = f"import sys\ndef {FN}(db):\n    sys.{stream}.close()\n    return sum(db)\n"
+    spec, cwd = setup(tmp_path, source, CHECK)
+    o = plrv("check", spec, cwd)
+    assert_verdict(o, 1)
+    assert "δ = 1 > 0" in o.stdout
+
+
+def test_a_mechanism_closing_stdout_before_an_error_still_names_itself(tmp_path):
+    source = (f"import sys\ndef {FN}(db):\n    sys.stdout.close()\n"
+              f"    raise ValueError('user bug')\n")
+    spec, cwd = setup(tmp_path, source, CHECK)
+    assert_error(plrv("check", spec, cwd), FN, file=spec)

@@ -76,8 +76,11 @@ def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple
                   search_dir: Path | None) -> Relation:
     """The relation of a ``[neighbours]`` table over ``inputs`` (``[input]`` vectors) or, when
     ``inputs`` is None, the databases of ``records`` records over ``values``."""
-    default = "linf" if inputs is not None else "replace-one"
-    name = table.string("relation", default=default)
+    if inputs is not None and "relation" not in table:
+        raise table.fail("relation", "missing: [input] gives vectors, which replace-one (the "
+                                     "default, over databases) does not compare; name the "
+                                     'relation, e.g. relation = "linf" with distance = 1')
+    name = table.string("relation", default="replace-one")
     if name not in RELATIONS and ":" not in name:
         raise table.fail("relation", f"relation = {name!r} is not one of "
                                      f"{', '.join(RELATIONS)} or a predicate "

@@ -149,6 +149,12 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
     eps = query.read("epsilon", parse_epsilon, missing='missing: the claimed ε, e.g. "ln(2)"')
     delta = query.rational("delta", "0", probability)
     notions = tuple(query.list_of("notions", _notion, ["dp"]))
+    if len(set(notions)) != len(notions):
+        twice = next(x for x in notions if notions.count(x) > 1)
+        raise query.fail("notions", f"{twice!r} is listed twice; name each notion once",
+                         list(notions))
+    if not notions:
+        raise query.fail("notions", "empty: name at least one notion", [])
     if (inputs is not None or neighbours.raw) and notions != ("dp",):
         raise query.fail("notions", "[input] and [neighbours] define classical dp's "
                                     'inputs: write notions = ["dp"]', list(notions))
@@ -160,6 +166,11 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
     relation = None
     if inputs is not None or neighbours.raw:
         relation = read_relation(neighbours, values, n, inputs, search_dir)
+        if relation.name == "add-remove-one" and n == 1 and mech.kind == "mean":
+            raise neighbours.fail("relation", "add-remove-one on 1 record compares it with "
+                                              "the empty database, whose mean is undefined: "
+                                              "give records ≥ 2 or another relation",
+                                  "add-remove-one")
     if pairs is not None and "dp" in notions:
         raise attacker.fail("pairs", "pairs restricts the compared values of apkdp, ppkdp and "
                                      "noiseless; dp ranges over its neighbouring relation: "

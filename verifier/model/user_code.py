@@ -66,16 +66,33 @@ class UserFunction:
         return str(getattr(self.function, "__name__", self.reference))
 
     def __call__(self, *args: object) -> object:
+        streams = (sys.stdout, sys.stderr)
         try:
-            return self.function(*args)
+            out = self.function(*args)
         except (Exception, SystemExit) as exc:  # user code may raise anything
             raise UserCodeError(f"{self.key} = {self.reference!r}: the function raised "
                                 f"{_describe(exc)}", function=self.reference,
                                 argument=self.key) from exc
+        finally:
+            _restore(streams)
+        return out
 
     def fail(self, message: str) -> UserCodeError:
         return UserCodeError(f"{self.key} = {self.reference!r}: {message}",
                              function=self.reference, argument=self.key)
+
+
+def _restore(streams: tuple) -> None:
+    """Standard output and error as they were before a user call: a function that closes or
+    replaces them must not take plrv's report (or its error line) with it. A closed stream
+    is opened again on its file descriptor (1 or 2), which closing ``sys.stdout`` leaves
+    open."""
+    for fd, name, stream in ((1, "stdout", streams[0]), (2, "stderr", streams[1])):
+        if getattr(stream, "closed", False):
+            stream = open(fd, "w", encoding=getattr(stream, "encoding", None) or "utf-8",  # noqa: SIM115
+                          errors="backslashreplace", closefd=False)
+        if getattr(sys, name) is not stream:
+            setattr(sys, name, stream)
 
 
 _MAX_LABEL_BITS = 13_000  # an integer output of about 4000 digits at most

@@ -148,6 +148,9 @@ def format_point(point: Mapping[str, mpq]) -> str:
     return ", ".join(f"{k} = {format_rational(v)}" for k, v in point.items())
 
 
+MAX_BOUND_DIGITS = 1000  # digits of a parameter bound (numerator and denominator together)
+
+
 def read_parameters(table: object, fail) -> Parameters:
     """The ``[parameters]`` table; ``fail(key, message)`` builds the error to raise."""
     if not isinstance(table, Mapping):
@@ -169,6 +172,10 @@ def read_parameters(table: object, fail) -> Parameters:
                 x = rational(v, f"{key}.{k}")
             except VerifierError as exc:
                 raise fail(f"{key}.{k}", str(exc)) from None
+            digits = len(f"{x.numerator:d}") + len(f"{x.denominator:d}")
+            if digits > MAX_BOUND_DIGITS:
+                raise fail(f"{key}.{k}", f"a bound of {digits} digits; the solver takes at "
+                                         f"most {MAX_BOUND_DIGITS} (write a shorter rational)")
             is_lower, strict = _BOUNDS[k]
             if (lower if is_lower else upper) is not None:
                 raise fail(f"{key}.{k}", f"a second {'lower' if is_lower else 'upper'} bound")

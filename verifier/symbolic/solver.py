@@ -56,9 +56,10 @@ def _rational(value: Any, digits: int = 40) -> tuple[mpq, bool]:
 
 
 def _q(x: object) -> Any:
+    """An exact z3 rational (its digits written by gmpy2: no int-to-string digit limit)."""
     import z3
     q = mpq(x)
-    return z3.Q(int(q.numerator), int(q.denominator))
+    return z3.RealVal(f"{q.numerator:d}/{q.denominator:d}")
 
 
 class Terms:
