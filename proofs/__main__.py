@@ -25,11 +25,13 @@ def main() -> int:
         good = status in EXPECTED
         ok &= good
         error |= status.startswith("ERROR")
-        print(f"{'ok  ' if good else 'FAIL'} {theorem.name}: {status} [{seconds:.1f} s]")
+        print(f"{'ok  ' if good else 'FAIL'} {theorem.name}: {status} [{seconds:.1f} s]",
+              flush=True)  # one line per record as it finishes: the run's progress
     for theorem in SAMPLED:
         try:
             test_theorem_on_random_instances(theorem=theorem)
-            print(f"ok   {theorem.name}: no failure on Hypothesis-sampled instances")
+            print(f"ok   {theorem.name}: no failure on Hypothesis-sampled instances",
+                  flush=True)
         except AssertionError as exc:
             ok = False
             print(f"FAIL {theorem.name}: {exc}")

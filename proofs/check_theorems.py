@@ -1,14 +1,9 @@
 """Run every theorem record on its whole family, and on Hypothesis-generated instances.
 
-Under pytest, or without it: ``python -m proofs`` (or ``python proofs/check_theorems.py``).
+Under pytest, or without it: ``python -m proofs``.
 """
 
-import sys
 from itertools import product
-from pathlib import Path
-
-if not __package__:  # run as a script: make the ``proofs`` package importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pytest
 from hypothesis import given, settings
@@ -57,9 +52,3 @@ BOTTOM_ = "⊥"
 def test_theorem_on_random_instances(theorem: Theorem, inst: Instance):
     """Sampled instances (never counted as proofs): the record must not fail on any."""
     assert theorem.check(inst) is not False, f"{theorem.name} fails on {inst}"
-
-
-if __name__ == "__main__":
-    from proofs.__main__ import main
-
-    sys.exit(main())

@@ -13,6 +13,7 @@ import json
 import sys
 import time
 import traceback
+from collections.abc import Callable
 
 from .guessing_theorems import GUESSING_RECORDS
 from .pso_records import PSO_RECORDS
@@ -61,11 +62,14 @@ def method(theorem: Theorem, tally: Tally) -> str:
     return text
 
 
-def rows() -> list[dict]:
-    """One row per record (runs every record not yet run in this process)."""
+def rows(progress: Callable[[int, int], None] | None = None) -> list[dict]:
+    """One row per record (runs every record not yet run in this process); ``progress(done,
+    total)`` is called after each."""
     out = []
-    for t in RECORDS:
+    for done, t in enumerate(RECORDS, 1):
         tally, status, seconds = outcome(t)
+        if progress is not None:
+            progress(done, len(RECORDS))
         out.append({"id": t.name, "seed": t.source, "statement": t.statement,
                     "method": method(t, tally), "instances": tally.meaningful,
                     "total": tally.instances, "vacuous": tally.vacuous,
@@ -113,7 +117,10 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"error: unknown option {unknown[0]!r} (use --json or --markdown)", file=sys.stderr)
         return 2
-    table = rows()
+    from verifier.io.progress import ProgressBar
+
+    with ProgressBar(None, "theorem records") as bar:  # on stderr, when it is a terminal
+        table = rows(bar)
     if "--markdown" in argv:
         print(markdown(table), end="")
     else:

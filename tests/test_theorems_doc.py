@@ -42,3 +42,14 @@ def test_plrv_theorems_json():
     assert out.exit_code == 0, out.output
     table = json.loads(out.stdout)
     assert len(table) >= 35 and all(passed(r) for r in table)
+
+
+def test_the_records_report_progress_as_they_run(monkeypatch):
+    """plrv theorems takes minutes: the registry calls progress(done, total) after each
+    record (shown on stderr by plrv theorems and python -m proofs --json)."""
+    from proofs import registry
+
+    monkeypatch.setattr(registry, "RECORDS", registry.RECORDS[:2])
+    calls: list[tuple[int, int]] = []
+    table = registry.rows(lambda done, total: calls.append((done, total)))
+    assert calls == [(1, 2), (2, 2)] and len(table) == 2

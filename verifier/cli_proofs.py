@@ -15,6 +15,7 @@ from verifier.io.app import verdict as _verdict
 from verifier.io.cli_common import (
     CertOpt,
     JsonOpt,
+    ProgressOpt,
     SpecArg,
     check_outputs,
     print_json,
@@ -153,14 +154,18 @@ def theorems(
     json_out: JsonOpt = False,
     markdown: Annotated[bool, typer.Option("--markdown", help="Print docs/theorems.md.")]
     = False,
+    progress: ProgressOpt = None,
 ) -> int:
     """Run the theorem records of proofs/: one row per seed statement, with its status.
 
-    0 every record gives its expected verdict, 1 one does not.
+    0 every record gives its expected verdict, 1 one does not. A progress bar on stderr
+    (when it is a terminal, or with --progress) counts the records run.
     """
     from verifier.certificates.records import theorem_rows, theorems_markdown
+    from verifier.io.progress import ProgressBar
 
-    table, ok = theorem_rows()
+    with ProgressBar(progress, "theorem records") as bar:
+        table, ok = theorem_rows(bar)
     if json_out:
         print_json(table)
     elif markdown:

@@ -25,10 +25,11 @@ def _registry():
     return importlib.import_module("proofs.registry")  # beside the package, not type-checked
 
 
-def theorem_rows() -> tuple[list[dict], bool]:
-    """One row per seed statement, and whether every record gives its expected verdict."""
+def theorem_rows(progress=None) -> tuple[list[dict], bool]:
+    """One row per seed statement, and whether every record gives its expected verdict
+    (``progress(done, total)`` after each record)."""
     registry = _registry()
-    table = registry.rows()
+    table = registry.rows(progress)
     return table, all(registry.passed(r) for r in table)
 
 
