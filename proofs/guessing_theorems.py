@@ -81,7 +81,9 @@ def _goal(model: GuessModel, x) -> frozenset:
 
 def bounds_in_order(item) -> bool | None:
     """exact posterior ≤ precise bound ≤ simplified bound for every target; the posterior
-    equals the reference's and the goal the direct AND. Vacuous where no target gains."""
+    equals the reference's, the goal the direct AND, and the precise bound's certified
+    enclosure holds the reference's (integer roots, 256 bits). Vacuous where no target
+    gains."""
     model, _ = item
     eps, _ = tight_epsilon(model.kernel, model.domain, model.distance)
     prior = {x: ref.F(w) for x, w in model.prior.items()}
@@ -93,6 +95,11 @@ def bounds_in_order(item) -> bool | None:
             return False
         precise = precise_bound(model, row.target, eps)
         if precise.compare(row.posterior) not in (0, 1):
+            return False
+        lo, hi = precise.enclose(64)  # certified: must hold the reference's narrower interval
+        r_lo, r_hi = (ref.F(lo), ref.F(hi)) if eps.infinite else \
+            ref.precise_enclosure(goal, prior, model.distance, ref.F(eps.base), eps.scale, 256)
+        if not ref.F(lo) <= r_lo <= r_hi <= ref.F(hi):
             return False
         if simplified_bound(model, row.target, eps).compare(precise) not in (0, 1):
             return False

@@ -220,3 +220,51 @@ def posterior(prior: dict, kernel, goal) -> Fraction:
         if z:
             best = max(best, sum((w for x, w in row.items() if x in goal), ZERO) / z)
     return best
+
+
+def _iroot(n: int, k: int) -> int:
+    """``⌊n^{1/k}⌋`` for an integer ``n ≥ 0`` (bisection on integers)."""
+    lo, hi = 0, 1
+    while hi ** k <= n:
+        hi *= 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if mid ** k <= n else (lo, mid)
+    return lo
+
+
+def power_enclosure(base: Fraction, r: Fraction, bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo ≤ base^r ≤ hi`` (``base > 0``, ``r`` rational), exact when the power
+    is rational, else ``hi − lo = 2^−bits``: the ``q``-th root of ``base^p`` by integer roots
+    of ``⌊x·2^{bits·q}⌋`` (``r = p/q``)."""
+    x = base ** r.numerator  # Fraction power: exact, inverted for p < 0
+    q = r.denominator
+    num, den = _iroot(x.numerator, q), _iroot(x.denominator, q)
+    if num ** q == x.numerator and den ** q == x.denominator:
+        exact = Fraction(num, den)
+        return exact, exact
+    scale = 1 << bits
+    low = _iroot(x.numerator * scale ** q // x.denominator, q)
+    return Fraction(low, scale), Fraction(low + 1, scale)
+
+
+def precise_enclosure(goal: frozenset, prior: dict, distance, base: Fraction, scale: int,
+                      bits: int) -> tuple[Fraction, Fraction]:
+    """Seed 004's precise bound ``1/(1 + Σ_{x''∉g} π(x'') / Σ_{x'∈g} e^{ε·d(x'',x')}·π(x'))``
+    at ``ε = ln(base)/scale`` (``e^{ε·d} = base^{d/scale}``), enclosed with
+    :func:`power_enclosure`: the bound increases with every power, so the lower powers give
+    the lower end."""
+    inside = [(y, w) for y, w in prior.items() if y in goal and w]
+    outside = [(y, w) for y, w in prior.items() if y not in goal and w]
+    if not inside:
+        return ZERO, ZERO
+    s_lo = s_hi = ZERO
+    for y2, w2 in outside:
+        den_lo = den_hi = ZERO
+        for y1, w1 in inside:
+            lo, hi = power_enclosure(base, Fraction(distance(y2, y1)) / scale, bits)
+            den_lo += lo * w1
+            den_hi += hi * w1
+        s_lo += w2 / den_hi
+        s_hi += w2 / den_lo
+    return 1 / (1 + s_hi), 1 / (1 + s_lo)

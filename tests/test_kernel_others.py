@@ -178,3 +178,35 @@ def test_a_proved_claim_is_never_status_0(tmp_path):
                 tmp_path / "p.json", 0)
     assert verify_certificate(cert).status[0] == 3
 
+
+
+@pytest.mark.parametrize("text, tree", [
+    ("apk <= 1 or ppk != 0", ["or", ["<=", ["delta", "apk"], ["num", Fraction(1)]],
+                              ["!=", ["delta", "ppk"], ["num", Fraction(0)]]]),
+    ("apk - ppk <= 0", ["<=", ["-", ["delta", "apk"], ["delta", "ppk"]], ["num", Fraction(0)]]),
+    ("lemma4", ["lemma4"]),
+])
+def test_the_kernel_parses_every_operator(text, tree):
+    assert claim_tree(text) == tree
+
+
+def test_claims_longer_than_plrv_reads_are_rejected():
+    # plrv reads claims of at most 400 characters: 400 are read, 401 are not
+    body = "apk <= " + "1+" * 196 + "1"
+    assert len(body) == 400 and claim_tree(body)[0] == "<="
+    from verifier.kernel.exact import Rejected
+    with pytest.raises(Rejected, match="claim.text"):
+        claim_tree(body + "0")
+
+
+def test_trees_are_compared_node_by_node():
+    from verifier.kernel.claim import same_tree
+    from verifier.kernel.exact import Rejected
+    own = claim_tree("apk <= 0.5")
+    assert same_tree(own, ["<=", ["delta", "apk"], ["num", "1/2"]])
+    assert not same_tree(own, "apk <= 0.5")  # not a tree
+    assert not same_tree(own, ["<=", ["delta", "apk"]])  # a missing operand
+    assert not same_tree(own, ["<=", ["delta", "ppk"], ["num", "1/2"]])  # another δ
+    assert not same_tree(own, ["<=", ["delta", "apk"], ["num", "1/3"]])  # another number
+    with pytest.raises(Rejected, match="claim.tree"):
+        same_tree(own, ["<=", ["delta", "apk"], ["num", "half"]])

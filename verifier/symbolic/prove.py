@@ -164,10 +164,12 @@ def dp_pairs(sym: SymbolicSpec) -> list[tuple[tuple, tuple]]:
     return list(relation_pairs(rel, sym.base.budget))
 
 
-def _z3(sym: SymbolicSpec, claim: Claim, target: int, know: Knowledge, rate: mpq | None,
-        timeout_ms: int) -> tuple[str, str, Recheck | None, str, dict]:
+def encode(sym: SymbolicSpec, uses: frozenset[str] | set[str], target: int, know: Knowledge,
+           rate: mpq | None) -> tuple[Encoding, dict]:
+    """The δ terms (and Lemma 4's condition) an instance's claim reads, with their defining
+    assertions in the returned :class:`Encoding`."""
     enc = Encoding(sym.parameters, rate)
-    tables = symbolic_tables(sym, [know], [target])
+    tables = symbolic_tables(sym, [know], [target]) if uses - {"dp"} else []
     pairs = ordered_pairs(sym.values, sym.base.pairs)
     apks, ppks, lemma4 = [], [], []
     for t in tables:
@@ -177,20 +179,41 @@ def _z3(sym: SymbolicSpec, claim: Claim, target: int, know: Knowledge, rate: mpq
                 ppks.append(ppk)
                 lemma4.append(cond)
     terms: dict = {}
-    if "apk" in claim.uses:
+    if "apk" in uses:
         terms["apk"] = enc.worst("apk", apks)
-    if "ppk" in claim.uses:
+    if "ppk" in uses:
         terms["ppk"] = enc.worst("ppk", ppks)
-    if "noiseless" in claim.uses:
+    if "noiseless" in uses:
         plain = []
         for t in tables:
             if t.knowledge == 0:
                 for _, apk, _ in enc.table_cases(t.without_background(), pairs).values():
                     plain += list(apk.values())
         terms["noiseless"] = enc.worst("noiseless", plain)
-    if "dp" in claim.uses:
+    if "dp" in uses:
         terms["dp"] = enc.dp(sym.kernel, dp_pairs(sym))
     terms["lemma4"] = enc.z.And(*lemma4) if lemma4 else enc.z.true()
+    return enc, terms
+
+
+def encoded_deltas(sym: SymbolicSpec, uses: set[str], target: int, know: Knowledge,
+                   point: Mapping[str, mpq], rate: mpq,
+                   timeout_ms: int = 20_000) -> dict[str, mpq] | None:
+    """The δs as the z3 encoding defines them, at one parameter point and ``E = rate``
+    (None when z3 does not return an exact model): what the exact engine must also give
+    there, so that a wrong encoding cannot prove a claim unnoticed."""
+    enc, terms = encode(sym, uses, target, know, rate)
+    fixed = [x == enc.z.const(point[name]) for name, x in enc.named.items() if name != "E"]
+    shown = {k: v for k, v in terms.items() if k in uses}
+    answer = decide(enc.assertions + fixed, shown, timeout_ms)
+    if answer.status != "sat" or not answer.models or not answer.models[0].exact:
+        return None
+    return {k: answer.models[0].values[k] for k in shown}
+
+
+def _z3(sym: SymbolicSpec, claim: Claim, target: int, know: Knowledge, rate: mpq | None,
+        timeout_ms: int) -> tuple[str, str, Recheck | None, str, dict]:
+    enc, terms = encode(sym, claim.uses, target, know, rate)
     negation = enc.z.Not(build(claim, terms, enc.z))
     method = "z3: the negation is unsatisfiable (nonlinear real arithmetic)"
     excluded: list = []  # points where the exact engine found that the claim holds
