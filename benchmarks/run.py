@@ -132,7 +132,8 @@ def bench_pairs(n: int) -> list[dict]:
 
     from verifier import Budget, count, randomized_response
     from verifier.core.epsilon import parse_epsilon
-    from verifier.notions.dp import LossMemo, dp_cases
+    from verifier.notions.dp.brute import dp_cases
+    from verifier.notions.dp.pairs import LossMemo
     from verifier.notions.result import summarize
     rows = []
     for mech in (randomized_response("3/4", [0, 1]), count([1])):

@@ -3,7 +3,12 @@
 Under pytest, or without it: ``python -m proofs``.
 """
 
+import sys
 from itertools import product
+from pathlib import Path
+
+if not __package__:  # loaded as a script: make the ``proofs`` package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pytest
 from hypothesis import given, settings

@@ -37,7 +37,7 @@ class Mutant:
 
 MUTANTS = [
     Mutant("loss-convention", "Definition 5, condition 1: an impossible b gives L = +∞, not 0",
-           "verifier/notions/partial.py",
+           "verifier/notions/partial/cases.py",
            "return PrivacyLoss.from_rows(pa, pb, ratios) if pb else PrivacyLoss.none()",
            "return PrivacyLoss.from_rows(pa, pb, ratios) if pb else PrivacyLoss((), "
            "mpz(sum(pa.values())), mpz(sum(pa.values())), mpz(1))"),
@@ -46,11 +46,11 @@ MUTANTS = [
            "return Delta.make(mpq(p, self.p_scale), mpq(q, self.q_scale), eps)",
            "return Delta.make(mpq(p, self.p_scale), mpq(q, self.p_scale), eps)"),
     Mutant("ppk-weights", "PPK mixes the APK losses with equal weights, not P[B | D(i)=a]",
-           "verifier/notions/partial.py",
+           "verifier/notions/partial/cases.py",
            "(jt.p_background(a, bg), loss) for bg, loss in t.apk_losses(a, b).items())",
            "(mpq(1), loss) for bg, loss in t.apk_losses(a, b).items())"),
     Mutant("reducibility-test", "Θ-reducibility compares the number of output profiles only",
-           "verifier/notions/reducible.py",
+           "verifier/notions/partial/reducible.py",
            "if _profiles(jt, bg) != reference:",
            "if len(_profiles(jt, bg)) != len(reference):"),
     Mutant("pso-baseline", "the baseline looks only at the realisable weight just above 1/n",
@@ -90,7 +90,7 @@ MUTANTS = [
            "            s_lo += w2 / den_hi\n            s_hi += w2 / den_lo",
            "            s_lo += w2 / den_lo\n            s_hi += w2 / den_hi"),
     Mutant("dp-neighbours", "DP by counts compares only neighbouring values of the domain",
-           "verifier/notions/dp.py",
+           "verifier/notions/dp/brute.py",
            "                if a == b:\n                    continue\n                q = run(",
            "                if a == b or abs(ai - bi) > 1:\n                    continue\n"
            "                q = run("),

@@ -9,7 +9,7 @@ from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.engines.choice import joint_tables
 from verifier.engines.joint import JointTable
-from verifier.notions.partial import apk_loss, ordered_pairs, ppk_loss
+from verifier.notions.partial.cases import apk_loss, ordered_pairs, ppk_loss
 
 from . import reference as ref
 from .families import Instance

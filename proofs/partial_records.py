@@ -12,8 +12,8 @@ from itertools import combinations
 from math import comb
 
 from verifier import analyse, iid, independent, known_indices, mechanism, threshold_count
-from verifier.notions.partial import ordered_pairs
-from verifier.notions.reducible import reducibility_witness
+from verifier.notions.partial.cases import ordered_pairs
+from verifier.notions.partial.reducible import reducibility_witness
 
 from . import reference as ref
 from .families import Instance, partial_knowledge_family

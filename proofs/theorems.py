@@ -11,7 +11,7 @@ from __future__ import annotations
 from verifier import BOTTOM, Dist, check_dp, iid, independent, known_indices, mechanism
 from verifier.core.epsilon import Epsilon
 from verifier.engines.choice import joint_tables
-from verifier.notions.partial import apk_loss, ordered_pairs, ppk_loss
+from verifier.notions.partial.cases import apk_loss, ordered_pairs, ppk_loss
 
 from . import reference as ref
 from .families import Instance, partial_knowledge_family

@@ -25,7 +25,7 @@ from verifier.io.spec import parse_spec
 from verifier.model.data import iid
 from verifier.model.knowledge import known_indices, no_knowledge
 from verifier.model.mechanisms import build_mechanism, randomized_response
-from verifier.notions.dp import check_dp
+from verifier.notions.dp.brute import check_dp
 from verifier.pso.attacks import count_mechanism, identity_mechanism
 from verifier.pso.predicates import Predicate, Universe, parse_predicate
 from verifier.pso.success import Admissible, baseline, optimal_adversary, success

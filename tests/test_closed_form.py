@@ -151,8 +151,8 @@ def test_worst_class_cases_give_the_same_envelope():
     # with ε given, the count engine folds a pair's background classes into one WorstClass
     # case; its curve is the envelope of the classes, so the notion's curve is unchanged
     from verifier.core.epsilon import Epsilon
-    from verifier.notions.partial import apk_cases
-    from verifier.notions.shift_loss import WorstClass
+    from verifier.notions.partial.cases import apk_cases
+    from verifier.notions.partial.shift_loss import WorstClass
     from verifier.symbolic.closed_form import curve_of
 
     spec = load_spec(EXAMPLES / "threshold_partial.toml")
@@ -198,7 +198,7 @@ RATES = ["1", "5/4", "3/2", "2", "9/4", "3", "4", "100"]
 def test_closed_form_under_l1_by_hand_and_against_the_engines(tmp_path):
     # l1 distance 1 on {0, 1}^2 moves the count by one (n = 2, α = 1/2): laws (2/3, 1/6, 1/6)
     # at count 0 and (1/3, 1/3, 1/3) at count 1, so δ(E) = 2/3 − E/3 below E = 2, then 0
-    from verifier.notions.neighbours import check_relation
+    from verifier.notions.dp.neighbours import check_relation
 
     spec = _relation_spec(tmp_path, "[input]\ncoordinates = 2\nrange = [0, 1]",
                           'relation = "l1"', GEOMETRIC)

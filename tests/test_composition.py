@@ -16,9 +16,9 @@ from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.model.mechanisms import mechanism, randomized_response
 from verifier.model.noise import geometric
-from verifier.notions.composition import LossDistribution, compose, compose_mechanisms
+from verifier.notions.composition.exact import LossDistribution, compose, compose_mechanisms
+from verifier.notions.dp.neighbours import check_relation, replace_one
 from verifier.notions.loss import privacy_loss
-from verifier.notions.neighbours import check_relation, replace_one
 
 RR = randomized_response("3/4", [0, 1])
 

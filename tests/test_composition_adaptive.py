@@ -16,9 +16,9 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.model.mechanisms import mechanism, randomized_response
 from verifier.model.noise import geometric
-from verifier.notions.adaptive import adaptive_step, compose_adaptive, step_of
-from verifier.notions.composition import compose_mechanisms
-from verifier.notions.neighbours import replace_one
+from verifier.notions.composition.adaptive import adaptive_step, compose_adaptive, step_of
+from verifier.notions.composition.exact import compose_mechanisms
+from verifier.notions.dp.neighbours import replace_one
 
 ROOT = Path(__file__).resolve().parent.parent
 MPQ = type(mpq(0))

@@ -15,11 +15,11 @@ from verifier.core.distribution import Dist
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.model.mechanisms import randomized_response
-from verifier.notions.adaptive import adaptive_step
-from verifier.notions.composition import LossDistribution, compose, compose_mechanisms
-from verifier.notions.composition_enclosure import CompositionEnclosure, enclose_composition
-from verifier.notions.loss_grid import Grid, GridLoss, parse_grid
-from verifier.notions.neighbours import replace_one
+from verifier.notions.composition.adaptive import adaptive_step
+from verifier.notions.composition.enclosure import CompositionEnclosure, enclose_composition
+from verifier.notions.composition.exact import LossDistribution, compose, compose_mechanisms
+from verifier.notions.composition.grid import Grid, GridLoss, parse_grid
+from verifier.notions.dp.neighbours import replace_one
 
 RR = randomized_response("3/4", [0, 1])
 ONE = replace_one([0, 1], 1)

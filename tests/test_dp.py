@@ -121,7 +121,7 @@ def profile_value(points, E):
 @settings(max_examples=100, deadline=None)
 @given(random_mechanisms(), st.sampled_from(["1", "4/3", "2", "3", "7"]))
 def test_brute_force_dp_agrees_with_the_profiles(mech, E):
-    from verifier.notions.dp import dp_cases
+    from verifier.notions.dp.brute import dp_cases
     r = check_dp(mech, [0, 1], 2, f"ln({E})", "0")
     from_profiles = max(profile_value(c.loss.profile(), mpq(E)) for c in dp_cases(mech, [0, 1], 2))
     assert r.delta.value == from_profiles

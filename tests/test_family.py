@@ -90,7 +90,7 @@ def test_family_cli():
 # ------------------------------------------------------------- the spec's neighbouring relation
 
 def geometric(lo, hi, eps, relation, **kw):
-    from verifier.notions.neighbours import vector_relation, vectors
+    from verifier.notions.dp.neighbours import vector_relation, vectors
 
     rel = relation if relation is not None else vector_relation("l1", 1, vectors(2, 0, 1))
     return check_family("geometric_count", "alpha", lo, hi, values=[0, 1], records=2,
@@ -120,7 +120,7 @@ def test_geometric_family_under_add_remove_one_fails_everywhere():
     # (1,) → () gives 1/(1 + α) on the output 1 that () never gives; (0,) → () gives
     # α/(1 + α); () → (1,) gives 1 − 2·α/(1 + α) = (1 − α)/(1 + α); () → (0,) nothing.
     # So δ(ln 2) = 1/(1 + α) and ε = ∞ for every α
-    from verifier.notions.neighbours import add_remove_one
+    from verifier.notions.dp.neighbours import add_remove_one
 
     res = check_family("geometric_count", "alpha", "1/2", "3/4", values=[0, 1], records=1,
                        epsilon="ln(2)", relation=add_remove_one([0, 1], 1))
@@ -131,7 +131,7 @@ def test_geometric_family_under_add_remove_one_fails_everywhere():
 
 
 def test_no_neighbours_holds_vacuously():
-    from verifier.notions.neighbours import vector_relation
+    from verifier.notions.dp.neighbours import vector_relation
 
     far = vector_relation("linf", 1, [(0, 0), (2, 2)])  # ‖x − y‖∞ = 2: nobody is related
     res = check_family("randomized_response", "truth", "1/2", "1", values=[0, 1, 2],

@@ -14,8 +14,8 @@ from verifier.interop import accounting
 from verifier.interop.accounting import MissingExtra, ceil_log, compare_composition, to_pld
 from verifier.model.mechanisms import mechanism, randomized_response
 from verifier.model.noise import geometric
-from verifier.notions.composition import LossDistribution, compose
-from verifier.notions.neighbours import replace_one, vector_relation, vectors
+from verifier.notions.composition.exact import LossDistribution, compose
+from verifier.notions.dp.neighbours import replace_one, vector_relation, vectors
 
 
 def test_missing_extra_names_it(monkeypatch):

@@ -26,7 +26,7 @@ from verifier.io.spec import load_spec, run_spec
 from verifier.model.mechanisms import geometric_count, mechanism
 from verifier.model.noise import Noisy, at_most, geometric, geometric_mass, noisy_sum
 from verifier.notions.check import check_notions
-from verifier.notions.neighbours import (
+from verifier.notions.dp.neighbours import (
     add_remove_one,
     check_relation,
     explicit_pairs,

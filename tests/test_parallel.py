@@ -187,7 +187,7 @@ def test_dp_pairs_sharded_in_process_equal_serial(tmp_path):
     """The sharded DP summary (shards run here) is the serial result: δ, ε, verdict, count
     and witness, for claims that hold and fail, over several shard counts."""
     from verifier.io.spec import load_spec
-    from verifier.notions.dp import check_dp
+    from verifier.notions.dp.brute import check_dp
 
     for seed, holds in ((30, True), (31, False), (32, True), (33, False)):
         s = load_spec(_dp_instance(tmp_path, seed, holds))
@@ -270,7 +270,7 @@ def test_library_tables_on_a_cluster_equal_serial(tmp_path):
     """Joint tables (exact ``==`` of every cell) and DP cases through one cluster."""
     from verifier.engines.joint import brute_force_tables, check_targets
     from verifier.io.spec import load_spec
-    from verifier.notions.dp import check_dp, dp_cases
+    from verifier.notions.dp.brute import check_dp, dp_cases
 
     specs = [load_spec(_instance(tmp_path, seed)) for seed in range(10, 13)]
     serial_dp = {(s.path, eps, delta): check_dp(s.mechanism, s.values, s.records, eps, delta,
@@ -420,7 +420,7 @@ def test_sharded_dp_evaluates_the_mechanism_once_per_database():
     """Phase 1 evaluates each database's law once; phase 2 reads neighbours' laws by rank
     (a shard never re-evaluates a neighbour that lies in another shard)."""
     from verifier.model.mechanisms import mechanism
-    from verifier.notions.dp import check_dp
+    from verifier.notions.dp.brute import check_dp
 
     calls: list[tuple] = []
 

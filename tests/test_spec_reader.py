@@ -242,7 +242,7 @@ def test_symmetric_boolean_is_read_as_written(tmp_path):
         "reducible-on-guess", "compose-on-pso"])
 def test_spec_for_another_command(tmp_path, command, text, hint):
     from verifier.io.compose_spec import load_compose_spec
-    from verifier.symbolic.instance import load_symbolic
+    from verifier.io.symbolic_spec import load_symbolic
 
     loaders = {**LOADERS, "prove": load_symbolic, "compose": load_compose_spec,
                "reducible": lambda path: load_symbolic(path, "reducible")}

@@ -5,8 +5,8 @@ from gmpy2 import mpq
 from sympy import Integer, Rational, Symbol
 
 from verifier.core.errors import InvalidArgument, SpecError
+from verifier.io.symbolic_spec import parse_symbolic
 from verifier.symbolic.expressions import ExpressionError, parse_expression
-from verifier.symbolic.instance import parse_symbolic
 from verifier.symbolic.parameters import Parameter, parse_point
 
 p, t = Symbol("p", real=True), Symbol("t", real=True)

@@ -5,10 +5,10 @@ from gmpy2 import mpq
 
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
+from verifier.io.symbolic_spec import load_symbolic, parse_symbolic
 from verifier.model.knowledge import known_indices
 from verifier.notions.check import check_partial
 from verifier.symbolic.claims import evaluate, parse_claim
-from verifier.symbolic.instance import load_symbolic, parse_symbolic
 from verifier.symbolic.prove import prove
 
 THRESHOLD = {"parameters": {"p": {"gt": "0", "lt": "1"}},

@@ -4,9 +4,9 @@ from contextlib import nullcontext
 
 from gmpy2 import mpq
 
-from verifier.symbolic.conjectures import Conjecture, SearchBudget, conjecture, search
-from verifier.symbolic.small import law
-from verifier.symbolic.small_families import exhaustive
+from verifier.search.conjectures import Conjecture, SearchBudget, conjecture, search
+from verifier.search.small import law
+from verifier.search.small_families import exhaustive
 
 SMALL = SearchBudget(max_records=2, examples=25, z3_timeout_ms=10_000)
 

@@ -42,9 +42,9 @@ _MODULES = {
     "verifier.model.mechanisms": "Mechanism count geometric_count identity mean_query mechanism "
                                  "randomized_response sum_query threshold_count",
     "verifier.notions.check": "NOTIONS Analysis Report analyse check_notions check_partial",
-    "verifier.notions.dp": "check_dp",
+    "verifier.notions.dp.brute": "check_dp",
     "verifier.notions.loss": "Loss PrivacyLoss privacy_loss",
-    "verifier.notions.reducible": "is_theta_reducible reducibility_witness",
+    "verifier.notions.partial.reducible": "is_theta_reducible reducibility_witness",
     "verifier.notions.result": "NotionResult",
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names.split()}
@@ -101,7 +101,7 @@ if TYPE_CHECKING:  # the same names, as the type checker sees them
         check_notions,
         check_partial,
     )
-    from verifier.notions.dp import check_dp
+    from verifier.notions.dp.brute import check_dp
     from verifier.notions.loss import Loss, PrivacyLoss, privacy_loss
-    from verifier.notions.reducible import is_theta_reducible, reducibility_witness
+    from verifier.notions.partial.reducible import is_theta_reducible, reducibility_witness
     from verifier.notions.result import NotionResult

@@ -63,7 +63,7 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
     check_outputs(spec, **{"--certificate": (certificate, None)})
     point = note = None
     if at is not None or "parameters" in read_toml(spec):  # sympy only for such specs
-        from verifier.symbolic.instance import point_note
+        from verifier.io.symbolic_spec import point_note
         from verifier.symbolic.parameters import parse_point
         point = parse_point(at) if at is not None else None
         note = point_note(spec, point)

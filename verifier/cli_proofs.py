@@ -46,7 +46,7 @@ def prove(
 
     0 proved, 1 a counterexample confirmed by the exact engine, 3 unknown.
     """
-    from verifier.symbolic.instance import load_symbolic
+    from verifier.io.symbolic_spec import load_symbolic
     from verifier.symbolic.prove import prove as run
 
     check_outputs(spec, **{"--certificate": (certificate, None)})
@@ -72,7 +72,7 @@ def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = N
 
     0 reducible (for every parameter value), 1 not, 3 unknown.
     """
-    from verifier.symbolic.instance import load_symbolic
+    from verifier.io.symbolic_spec import load_symbolic
     from verifier.symbolic.reducibility import decide_reducible
 
     check_outputs(spec, **{"--certificate": (certificate, None)})
@@ -107,8 +107,8 @@ def search(
     --workers/--scheduler test the exhaustive family on Dask; the answer is the serial one.
     """
     from verifier.parallel import executor_for
-    from verifier.symbolic.conjectures import SearchBudget, conjecture
-    from verifier.symbolic.conjectures import search as run
+    from verifier.search.conjectures import SearchBudget, conjecture
+    from verifier.search.conjectures import search as run
 
     res = run(conjecture(name), SearchBudget(max_records=records, examples=examples),
               exhaustive_on=lambda: executor_for(workers, scheduler))  # closed after that stage

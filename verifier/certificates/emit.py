@@ -41,7 +41,7 @@ from verifier.engines.counts import compositions
 from verifier.engines.joint import check_targets
 from verifier.model.mechanisms import all_databases
 from verifier.notions.check import Report, analyse
-from verifier.notions.partial import Table, ordered_pairs, ppk_case
+from verifier.notions.partial.cases import Table, ordered_pairs, ppk_case
 
 __all__ = ["certify_check", "write_check_certificate", "MAX_CELLS"]
 

@@ -23,8 +23,8 @@ from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded
 from verifier.model.mechanisms import Mechanism
+from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import output_losses
-from verifier.notions.neighbours import Relation, relation_pairs
 
 __all__ = ["relation_json", "relation_evidence", "relation_witness"]
 

@@ -23,8 +23,8 @@ from verifier.certificates.emit import certify_check
 from verifier.certificates.encode import FORMAT, VERSION, encode, number, spec_json
 from verifier.engines.choice import joint_tables
 from verifier.engines.joint import check_targets
-from verifier.notions.partial import ordered_pairs
-from verifier.notions.reducible import profiles
+from verifier.notions.partial.cases import ordered_pairs
+from verifier.notions.partial.reducible import profiles
 from verifier.symbolic.prove import ProofReport, instances
 from verifier.symbolic.reducibility import Reducibility
 from verifier.symbolic.tables import knowledges_of

@@ -17,7 +17,7 @@ output (``⊥``) is a union of intervals of totals, whose masses are differences
 
 Only :meth:`ShiftTable.row` (one row, ``O(n)``) and the lazily materialised ``rows`` (the whole
 table, for small instances and comparisons) build rows; the notions read the table through
-:class:`verifier.notions.shift_loss.ShiftLoss` in ``O(1)`` per background class.
+:class:`verifier.notions.partial.shift_loss.ShiftLoss` in ``O(1)`` per background class.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from verifier.guessing.metric import (
     tight_epsilon,
 )
 from verifier.guessing.model import GuessModel, advantage, vulnerability
-from verifier.io.guess_spec import GuessSpec
+from verifier.guessing.problem import GuessProblem
 
 __all__ = ["guess_report", "eta_report", "TargetRow", "Inversion", "GuessReport", "EtaReport"]
 
@@ -136,7 +136,7 @@ def eta_report(eta: object, diameter: object, prior: object | None = None) -> Et
                      None if eps.infinite else max_advantage(eps, r))
 
 
-def guess_report(spec: GuessSpec) -> GuessReport:
+def guess_report(spec: GuessProblem) -> GuessReport:
     """Everything ``plrv guess SPEC`` shows, as exact values (and Certified bounds)."""
     m = spec.model
     ks = [None] if m.mode == "and" else list(range(m.attributes))

@@ -2,14 +2,14 @@
 ``plrv[accounting]``).
 
 :func:`to_pld` builds dp_accounting's ``PrivacyLossDistribution`` from an exact
-:class:`~verifier.notions.composition.LossDistribution` by its *pessimistic* discretisation
+:class:`~verifier.notions.composition.exact.LossDistribution` by its *pessimistic* discretisation
 with interval ``h``: a loss ``ln r`` is rounded up to ``k·h`` with ``k = ⌈ln(r)/h⌉`` (decided
 exactly), and every mass is rounded up to the next float, so the accountant's δ(ε) of the
 result is at least the exact one (dp_accounting: ``δ(ε) = inf_mass + Σ_L max(0, 1 −
 e^{ε − L})·P(L)``, which grows with every ``L`` and every mass).
 
 :func:`compare_composition` puts the exact δ(ε) of the k-fold composition
-(:mod:`verifier.notions.composition`) beside the accountant's estimate for it, and their
+(:mod:`verifier.notions.composition.exact`) beside the accountant's estimate for it, and their
 difference: the ground truth against which an accountant's pessimism can be seen.
 """
 
@@ -29,8 +29,8 @@ from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument, VerifierError
 from verifier.core.numbers import positive
 from verifier.model.mechanisms import Mechanism
-from verifier.notions.composition import LossDistribution, compose
-from verifier.notions.neighbours import Relation, relation_pairs
+from verifier.notions.composition.exact import LossDistribution, compose
+from verifier.notions.dp.neighbours import Relation, relation_pairs
 
 __all__ = ["MissingExtra", "dp_accounting", "to_pld", "Comparison", "compare_composition",
            "ceil_log", "epsilon_float"]

@@ -8,7 +8,7 @@ see the earlier outputs (``--k`` repeats the steps; default once). Its neighbour
 The values are exact while the distinct privacy-loss values fit ``limits.loss_values``
 (``--max-values``); beyond it (``enclosure = "auto"``, the default) or when asked
 (``"always"``) they are certified enclosures ``[lower, upper]`` on a grid
-(:mod:`verifier.notions.composition_enclosure`), reported with ``"exact": false``, the grid
+(:mod:`verifier.notions.composition.enclosure`), reported with ``"exact": false``, the grid
 and the reason, and the verdict is ``null`` (exit 3) where the enclosure does not decide it.
 With ``--accounting`` the result also gives dp_accounting's pessimistic δ at ε and the
 difference (:mod:`verifier.interop.accounting`; one mechanism, exact values only).
@@ -21,12 +21,12 @@ from pathlib import Path
 
 from verifier.core.errors import InvalidArgument
 from verifier.io.compose_spec import load_compose_spec
-from verifier.notions.composition_enclosure import (
+from verifier.notions.composition.enclosure import (
     ENCLOSURE_MODES,
     CompositionEnclosure,
     enclose_composition,
 )
-from verifier.notions.loss_grid import parse_grid
+from verifier.notions.composition.grid import parse_grid
 
 __all__ = ["compose_spec"]
 

@@ -43,10 +43,10 @@ from verifier.io.spec import load_spec, parse_spec
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism
 from verifier.model.user_code import load_function
-from verifier.notions.adaptive import Step, adaptive_step
-from verifier.notions.composition_enclosure import ENCLOSURE_MODES
-from verifier.notions.loss_grid import Grid, parse_grid
-from verifier.notions.neighbours import Relation, replace_one
+from verifier.notions.composition.adaptive import Step, adaptive_step
+from verifier.notions.composition.enclosure import ENCLOSURE_MODES
+from verifier.notions.composition.grid import Grid, parse_grid
+from verifier.notions.dp.neighbours import Relation, replace_one
 
 __all__ = ["ComposeSpec", "load_compose_spec", "COMPOSITION_KEYS", "COMPOSE_LIMITS"]
 

@@ -14,7 +14,6 @@ Spec (TOML)::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from verifier.core.numbers import open_unit, positive
 from verifier.guessing.bounds import as_scaled_log, check_tolerance
 from verifier.guessing.metric import exponential_mechanism, truncated_geometric
 from verifier.guessing.model import GuessModel
+from verifier.guessing.problem import GuessProblem
 from verifier.io.files import check_kind, check_tables, read_toml
 from verifier.io.keys import Table, anything, integer_value, list_of
 from verifier.model.user_code import as_output_dist, load_function
@@ -44,15 +44,7 @@ _KEYS = {
 KINDS = ("truncated_geometric", "exponential", "identity", "function")
 
 
-@dataclass(frozen=True)
-class GuessSpec:
-    model: GuessModel
-    epsilon: object | None  # None: the mechanism's tight ε
-    targets: tuple
-    eta: mpq | None
-    mechanism: str
-    tolerance: mpq = mpq(1, 10**6)  # relative width of the precise inversion's interval
-    mechanism_params: tuple[tuple[str, mpq], ...] = ()  # a built-in kind's exact parameters
+GuessSpec = GuessProblem  # the name the readers and commands use
 
 
 def _domain(t: Table, budget: Budget) -> tuple:

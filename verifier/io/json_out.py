@@ -296,7 +296,7 @@ def reducible_json(res) -> dict:
 
 
 def search_json(res) -> dict:
-    """``plrv search`` (a :class:`~verifier.symbolic.conjectures.SearchResult`)."""
+    """``plrv search`` (a :class:`~verifier.search.conjectures.SearchResult`)."""
     out: dict[str, object] = {"conjecture": res.conjecture.name,
                               "statement": res.conjecture.statement,
                               "counterexample_found": res.found, "evidence": list(res.evidence),

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from verifier.io.keys import Table, integer_value, list_of, record_value
 from verifier.model.user_code import load_function
-from verifier.notions.neighbours import (
+from verifier.notions.dp.neighbours import (
     RELATIONS,
     Relation,
     add_remove_one,

@@ -19,7 +19,6 @@ Spec (TOML)::
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from gmpy2 import mpq
@@ -48,6 +47,7 @@ from verifier.pso.attacks import (
     randomized_response_rows,
 )
 from verifier.pso.predicates import Predicate, Universe, parse_predicate
+from verifier.pso.problem import PSOProblem
 from verifier.pso.success import (
     Admissible,
     PSOMechanism,
@@ -74,17 +74,7 @@ _MECHANISM_KEYS = {  # kind -> the keys it takes besides kind
 }
 
 
-@dataclass(frozen=True)
-class PSOSpec:
-    universe: Universe
-    n: int
-    mechanism: PSOMechanism
-    adversary: str
-    attack: object  # callable output -> predicate, for non-optimal adversaries
-    admissible: Admissible
-    factor: mpq
-    slack: mpq
-    budget: Budget
+PSOSpec = PSOProblem  # the name the readers and commands use
 
 
 def load_pso_spec(path: str | Path) -> PSOSpec:

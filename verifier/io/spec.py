@@ -21,12 +21,12 @@ refuses what it does not support (notions other than dp, an attacker, a data mod
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from verifier.core.budget import CHECK_LIMITS, Budget, budget_from_limits
+from verifier.core.budget import CHECK_LIMITS, budget_from_limits
 from verifier.core.distribution import Dist
-from verifier.core.epsilon import Epsilon, parse_epsilon
+from verifier.core.epsilon import parse_epsilon
 from verifier.core.errors import InvalidArgument, SpecError, VerifierError
 from verifier.core.numbers import probability
 from verifier.engines.choice import ENGINES
@@ -37,11 +37,11 @@ from verifier.io.keys import Table, anything, list_of, record_value, string
 from verifier.io.neighbours_spec import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 from verifier.model.data import DataModel, check_domain, explicit, iid, independent
 from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
-from verifier.model.mechanisms import Mechanism, build_mechanism
+from verifier.model.mechanisms import build_mechanism
 from verifier.model.user_code import load_function
 from verifier.notions.check import NOTIONS, Report, check_notions
-from verifier.notions.neighbours import Relation
-from verifier.notions.partial import ordered_pairs
+from verifier.notions.partial.cases import ordered_pairs
+from verifier.notions.problem import CheckProblem
 
 __all__ = ["Spec", "load_spec", "parse_spec", "run_spec", "COMMANDS"]
 
@@ -58,24 +58,7 @@ _TABLES = {
 COMMANDS = ("check", "sweep", "family")  # the commands that read this kind of spec
 
 
-@dataclass(frozen=True)
-class Spec:
-    """A parsed spec: everything :func:`verifier.notions.check.check_notions` needs."""
-
-    path: str | None
-    values: tuple
-    records: int
-    model: DataModel | tuple[DataModel, ...] | None  # a tuple is a family Θ
-    mechanism: Mechanism
-    knowledge: Knowledge | tuple[Knowledge, ...]  # a tuple is a family Z
-    targets: object
-    pairs: tuple | None
-    epsilon: Epsilon
-    delta: object
-    notions: tuple[str, ...]
-    budget: Budget
-    engine: str
-    relation: Relation | None = None  # dp's neighbouring relation (None: replace-one)
+Spec = CheckProblem  # the public name of a parsed check spec (verifier.Spec)
 
 
 def load_spec(path: str | Path, command: str = "check", at: Mapping | None = None) -> Spec:
@@ -84,10 +67,19 @@ def load_spec(path: str | Path, command: str = "check", at: Mapping | None = Non
     point ``at`` (default: a sample point) by :mod:`verifier.symbolic.instance`."""
     raw = read_toml(path)
     if "parameters" in raw and command == "check":
-        from verifier.symbolic.instance import spec_at
         return spec_at(raw, file=str(path), search_dir=Path(path).resolve().parent, at=at)
     return parse_spec(raw, file=str(path), search_dir=Path(path).resolve().parent,
                       command=command)
+
+
+def spec_at(raw: Mapping, *, file: str | None = None, search_dir: Path | None = None,
+            at: Mapping[str, object] | None = None) -> CheckProblem:
+    """The concrete spec of a spec with ``[parameters]`` at the point ``at`` (default: the
+    sample point, see :meth:`verifier.symbolic.parameters.Parameter.sample`)."""
+    from verifier.symbolic.instance import build_symbolic
+
+    sym = build_symbolic(raw, partial(parse_spec, file=file, search_dir=search_dir), file=file)
+    return sym.at(at) if at is not None else sym.base
 
 
 def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None = None,

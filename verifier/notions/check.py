@@ -17,9 +17,9 @@ from verifier.engines.joint import check_targets
 from verifier.model.data import DataModel
 from verifier.model.knowledge import Knowledge, no_knowledge
 from verifier.model.mechanisms import Mechanism
-from verifier.notions.dp import by_counts, dp_cases, dp_summary
-from verifier.notions.neighbours import Relation, relation_cases
-from verifier.notions.partial import (
+from verifier.notions.dp.brute import by_counts, dp_cases, dp_summary
+from verifier.notions.dp.neighbours import Relation, relation_cases
+from verifier.notions.partial.cases import (
     Table,
     apk_cases,
     background_rows,
@@ -86,7 +86,7 @@ class Analysis:
     def _dp_result(self, eps: Epsilon, d: mpq) -> NotionResult:
         """DP from its cases (kept for the next claim), or — brute force over replace-one
         on a parallel executor — from shards of the pairs merged in enumeration order
-        (:func:`~verifier.notions.dp.dp_summary`), the same answer and witness."""
+        (:func:`~verifier.notions.dp.brute.dp_summary`), the same answer and witness."""
         rel = self.relation
         if (self._dp_cases is None and current_executor().parallel
                 and not by_counts(self.mech, self.engine)
@@ -173,7 +173,7 @@ def check_notions(mech: Mechanism, *, values: Sequence[Hashable], records: int,
                   relation: Relation | None = None) -> Report:
     """Decide each notion in ``notions`` for the claim (ε, δ), exactly.
 
-    ``dp`` ranges over the ordered pairs of ``relation`` (:mod:`verifier.notions.neighbours`;
+    ``dp`` ranges over the ordered pairs of ``relation`` (:mod:`verifier.notions.dp.neighbours`;
     default: every database of ``records`` records over ``values``, replace-one); the other notions
     need data models Θ (``models``) and use background knowledge Z (``knowledge``, default:
     none), for every target index in ``targets`` and every ordered pair of distinct values

@@ -89,7 +89,7 @@ class LossLaw(Protocol):
     """What a check reads off a privacy loss: tight δ at ε and tight ε at δ, exact.
 
     :class:`PrivacyLoss` stores the law; the count engine's losses
-    (:mod:`verifier.notions.shift_loss`) answer from prefix sums without storing it."""
+    (:mod:`verifier.notions.partial.shift_loss`) answer from prefix sums without storing it."""
 
     def delta(self, eps: Epsilon) -> Delta: ...
 

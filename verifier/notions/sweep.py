@@ -22,10 +22,10 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.core.numbers import probability
 from verifier.engines.counts import Progress
-from verifier.io.spec import Spec
 from verifier.model.data import DataModel, iid
 from verifier.model.mechanisms import threshold_count
 from verifier.notions.check import analyse
+from verifier.notions.problem import CheckProblem
 from verifier.parallel import current_executor
 
 __all__ = ["SweepPoint", "SweepReport", "parse_range", "threshold_sweep"]
@@ -91,7 +91,7 @@ def parse_range(text: str, name: str = "--threshold") -> list[int]:
     return values
 
 
-def _sweep_point(job: tuple[mpq | None, int, Spec]) -> list[SweepPoint]:
+def _sweep_point(job: tuple[mpq | None, int, CheckProblem]) -> list[SweepPoint]:
     """The spec's notions at one point ``(p, T, spec with threshold T)``."""
     p, t, s = job
     report = analyse(s.mechanism, values=s.values, records=s.records, models=s.model,
@@ -102,7 +102,8 @@ def _sweep_point(job: tuple[mpq | None, int, Spec]) -> list[SweepPoint]:
             for notion, r in report.results.items()]
 
 
-def threshold_sweep(spec: Spec, thresholds: Sequence[int], ps: Sequence[object] | None = None,
+def threshold_sweep(spec: CheckProblem, thresholds: Sequence[int],
+                    ps: Sequence[object] | None = None,
                     progress: Progress | None = None) -> SweepReport:
     """For each ``p`` (probability of the record value ``values[-1]``; default: the spec's
     prior) and each ``T``: the spec's notions for ``threshold_count`` with threshold ``T``."""

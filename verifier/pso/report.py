@@ -12,7 +12,7 @@ from typing import cast
 
 from gmpy2 import mpq
 
-from verifier.io.pso_spec import PSOSpec
+from verifier.pso.problem import PSOProblem
 from verifier.pso.success import (
     baseline,
     optimal_adversary,
@@ -60,7 +60,7 @@ class PSOReport:
         return self.success <= self.bound
 
 
-def pso_report(spec: PSOSpec, progress=None) -> PSOReport:
+def pso_report(spec: PSOProblem, progress=None) -> PSOReport:
     """Success, baseline, predicate weights and the claim's verdict; ``progress(done, total)``
     is called as the datasets are enumerated."""
     base, base_w, base_pred = baseline(spec.universe, spec.n, spec.admissible, spec.budget)

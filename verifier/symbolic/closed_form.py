@@ -33,7 +33,7 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import rational
 from verifier.notions.loss import LossKind, PrivacyLoss
-from verifier.notions.shift_loss import ShiftLoss, WorstClass
+from verifier.notions.partial.shift_loss import ShiftLoss, WorstClass
 
 __all__ = ["E", "Curve", "curve_of", "envelope", "notion_curves", "spec_curves", "to_sympy",
            "describe", "piece_rows"]
@@ -156,7 +156,7 @@ def envelope(curves: Iterable[Curve]) -> Curve:
 def notion_curves(analysis, notions: Sequence[str]) -> dict[str, Curve]:
     """The exact δ(E) of every notion in ``notions`` for a built
     :class:`~verifier.notions.check.Analysis`: the envelope over its cases."""
-    from verifier.notions.partial import Table, apk_cases, ppk_cases
+    from verifier.notions.partial.cases import Table, apk_cases, ppk_cases
     from verifier.notions.registry import APKDP, DP, PPKDP, notion
 
     out: dict[str, Curve] = {}

@@ -27,21 +27,16 @@ from typing import Any
 from gmpy2 import mpq
 
 from verifier.core.errors import InvalidArgument
-from verifier.symbolic.parameters import Parameters
+from verifier.symbolic.parameters import Parameters, poly_terms
 from verifier.symbolic.solver import Terms
 from verifier.symbolic.tables import SymTable
 
 MAX_DP_INPUTS = 512  # inputs whose symbolic laws symbolic DP compares
 
-__all__ = ["Encoding", "poly_terms"]
+__all__ = ["Encoding"]
 
 Term = Any
 Poly = Any
-
-
-def poly_terms(p: Poly) -> list[tuple[tuple[int, ...], mpq]]:
-    """A sympy polynomial as ``(exponents, rational coefficient)`` pairs."""
-    return [(tuple(e), mpq(int(c.numerator), int(c.denominator))) for e, c in p.terms()]
 
 
 def _scaled(cells: Sequence[Any]) -> tuple[list[Poly], Poly]:

@@ -8,14 +8,14 @@ Lemma 1)::
     Σ_O max(0, P_t[M(D1)=O] − e^ε·P_t[M(D2)=O]) > δ
 
 with output probabilities that are rational functions of ``t``. The ordered pairs are those of
-the spec's neighbouring relation (:mod:`verifier.notions.neighbours`: ``replace-one`` by
+the spec's neighbouring relation (:mod:`verifier.notions.dp.neighbours`: ``replace-one`` by
 default, ``add-remove-one``, ``linf`` / ``l1`` over ``[input]`` vectors, listed ``pairs`` or a
 predicate), each input a tuple of records the kernel reads. For ``e^ε`` rational this is
 a sentence of real arithmetic, which z3 decides (:mod:`verifier.solver`):
 
 * ``unsat`` — the claim holds for every ``t`` in the interval (a proof, not a sample);
 * ``sat`` — a counterexample ``t``, taken as a rational and **re-checked by the exact engine**
-  under the same relation (:func:`verifier.notions.neighbours.check_relation`); only a
+  under the same relation (:func:`verifier.notions.dp.neighbours.check_relation`); only a
   confirmed counterexample is reported as one;
 * ``unknown`` or a timeout — reported as unknown, never as "holds".
 """
@@ -36,7 +36,7 @@ from verifier.core.numbers import format_rational, probability, rational
 from verifier.model.data import check_domain, check_records
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
 from verifier.model.mechanisms import build_mechanism
-from verifier.notions.neighbours import Relation, check_relation, relation_pairs, replace_one
+from verifier.notions.dp.neighbours import Relation, check_relation, relation_pairs, replace_one
 from verifier.notions.result import NotionResult
 from verifier.symbolic.solver import find_parameter, z3_api
 

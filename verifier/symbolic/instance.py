@@ -3,10 +3,11 @@
 A spec file may declare ``[parameters]`` (see :mod:`verifier.symbolic.parameters`) and then
 write priors (``data.prior``, ``data.priors``, ``data.weights``) and the mechanism parameters
 ``truth`` and ``alpha`` as expressions in them (``prior = ["1 - p", "p"]``, ``truth = "t"``).
-Every other key is read by :func:`verifier.io.spec.parse_spec` exactly as in a concrete spec:
-the symbolic spec is checked by reading the concrete spec at a sample point, and the spec at
-any admissible point is that file with the expressions evaluated exactly (``at``), which is
-what the exact engine re-checks witnesses on.
+Every other key is read by the ordinary spec reader (given as ``reader``:
+:mod:`verifier.io.symbolic_spec` passes :func:`verifier.io.spec.parse_spec`) exactly as in a
+concrete spec: the symbolic spec is checked by reading the concrete spec at a sample point,
+and the spec at any admissible point is that table with the expressions evaluated exactly
+(``at``), which is what the exact engine re-checks witnesses on.
 
 Validity (each prior and each mechanism row a distribution for every admissible value) is
 decided symbolically: sums are identities of rational functions, and a point where an entry
@@ -18,21 +19,18 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from itertools import product
-from pathlib import Path
 from typing import Any
 
 from gmpy2 import mpq
 
 from verifier.core.errors import SpecError, VerifierError
 from verifier.core.numbers import format_rational, rational
-from verifier.io.features import refuse_unsupported
-from verifier.io.files import check_kind, read_toml
-from verifier.io.spec import Spec, parse_spec
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
+from verifier.notions.problem import CheckProblem
 from verifier.symbolic.expressions import parse_expression
 from verifier.symbolic.parameters import Parameters, read_parameters
 
-__all__ = ["SymbolicSpec", "load_symbolic", "parse_symbolic", "SYMBOLIC_KEYS"]
+__all__ = ["SymbolicSpec", "build_symbolic", "SYMBOLIC_KEYS"]
 
 SYMBOLIC_KEYS = ("data.prior", "data.priors", "data.weights", "mechanism.truth",
                  "mechanism.alpha")
@@ -52,13 +50,13 @@ class SymbolicSpec:
 
     path: str | None
     parameters: Parameters
-    base: Spec
+    base: CheckProblem
     models: tuple[dict[tuple, Element], ...]
     kernel: Kernel
     symbolic_mechanism: bool
     expressions: Mapping[tuple, Element]
     raw: Mapping
-    search_dir: Path | None
+    reader: Callable[[Mapping], CheckProblem]  # a raw check spec -> its problem
 
     @property
     def values(self) -> tuple:
@@ -68,20 +66,10 @@ class SymbolicSpec:
     def records(self) -> int:
         return self.base.records
 
-    def at(self, point: Mapping[str, object]) -> Spec:
+    def at(self, point: Mapping[str, object]) -> CheckProblem:
         """The concrete spec at an admissible point, read by the ordinary spec reader."""
         exact = self.parameters.check_point(point)
-        raw = _substitute(self.raw, self.expressions, self.parameters, exact)
-        return parse_spec(raw, file=self.path, search_dir=self.search_dir)
-
-
-def load_symbolic(path: str | Path, command: str = "prove") -> SymbolicSpec:
-    """Read a spec file that may declare ``[parameters]``, for ``command`` (a spec meant for
-    another command is named as such)."""
-    raw = read_toml(path)
-    check_kind(raw, command, str(path))
-    refuse_unsupported(raw, command, str(path))
-    return parse_symbolic(raw, file=str(path), search_dir=Path(path).resolve().parent)
+        return self.reader(_substitute(self.raw, self.expressions, self.parameters, exact))
 
 
 def _locations(raw: Mapping):
@@ -107,9 +95,10 @@ def _key(path: tuple) -> str:
     return path[0] + "." + path[1] + "".join(f"[{i}]" for i in path[2:])
 
 
-def parse_symbolic(raw: Mapping, *, file: str | None = None,
-                   search_dir: Path | None = None) -> SymbolicSpec:
-    """Check a spec with parameters (a spec without ``[parameters]`` is one with none)."""
+def build_symbolic(raw: Mapping, reader: Callable[[Mapping], CheckProblem], *,
+                   file: str | None = None) -> SymbolicSpec:
+    """Check a spec with parameters (a spec without ``[parameters]`` is one with none);
+    ``reader`` reads a concrete check spec (the spec at a point)."""
     def fail(key: str, message: str) -> SpecError:
         return SpecError(message, file=file, key=key)
 
@@ -141,12 +130,11 @@ def parse_symbolic(raw: Mapping, *, file: str | None = None,
     if params.items:
         from verifier.symbolic.validity import check_sums
         check_sums(params, body, expressions, fail)
-    base = parse_spec(_substitute(body, expressions, params, sample), file=file,
-                      search_dir=search_dir)
+    base = reader(_substitute(body, expressions, params, sample))
     models = _models(base, body, expressions, params)
     kernel, symbolic_mech = _kernel(base, expressions, params)
     out = SymbolicSpec(file, params, base, models, kernel, symbolic_mech, expressions, body,
-                       search_dir)
+                       reader)
     if params.items:
         from verifier.symbolic.validity import check_validity
         check_validity(out, fail)
@@ -180,7 +168,8 @@ def _entry(expressions: Mapping[tuple, Element], params: Parameters, path: tuple
     return params.element(concrete)
 
 
-def _models(base: Spec, body: Mapping, expressions: Mapping[tuple, Element], params: Parameters
+def _models(base: CheckProblem, body: Mapping, expressions: Mapping[tuple, Element],
+            params: Parameters
             ) -> tuple[dict[tuple, Element], ...]:
     """θ database by database, with the symbolic entries where the spec has them."""
     from verifier.model.data import ExplicitData, IndependentData
@@ -216,7 +205,7 @@ def _models(base: Spec, body: Mapping, expressions: Mapping[tuple, Element], par
     return tuple(out)
 
 
-def _kernel(base: Spec, expressions: Mapping[tuple, Element], params: Parameters
+def _kernel(base: CheckProblem, expressions: Mapping[tuple, Element], params: Parameters
             ) -> tuple[Kernel, bool]:
     """``D ↦ {O: P[M(D) = O]}``: the built-in formulas over the field when ``truth`` or
     ``alpha`` is symbolic, else the concrete mechanism (which no parameter changes)."""
@@ -249,34 +238,3 @@ def _kernel(base: Spec, expressions: Mapping[tuple, Element], params: Parameters
     def concrete(db: tuple) -> dict[Hashable, Element]:
         return {o: params.element(w) for o, w in mech(db).items()}
     return concrete, False
-
-
-def spec_at(raw: Mapping, *, file: str | None = None, search_dir: Path | None = None,
-            at: Mapping[str, object] | None = None) -> Spec:
-    """The concrete spec of a spec with ``[parameters]`` at the point ``at`` (default: the
-    sample point, see :meth:`verifier.symbolic.parameters.Parameter.sample`)."""
-    sym = parse_symbolic(raw, file=file, search_dir=search_dir)
-    return sym.at(at) if at is not None else sym.base
-
-
-def point_note(path: str | Path, at: Mapping[str, object] | None) -> str | None:
-    """What ``plrv check`` says about the point it checked a spec with parameters at (None
-    for a spec without parameters)."""
-    raw = read_toml(path)
-    if "parameters" not in raw:
-        if at:
-            raise SpecError("--at is given but the spec declares no [parameters]",
-                            file=str(path))
-        return None
-    params = read_parameters(raw["parameters"],
-                             lambda key, msg: SpecError(msg, file=str(path), key=key))
-    if at is not None:
-        point = params.check_point(at)
-        return "checked at " + ", ".join(f"{k} = {format_rational(v)}" for k, v in point.items())
-    point = params.sample_point()
-    return ("checked at the sample point " + ", ".join(f"{k} = {format_rational(v)}"
-                                                       for k, v in point.items())
-            + " (choose another with --at; plrv prove decides claims for every value)")
-
-
-__all__ += ["spec_at", "point_note"]

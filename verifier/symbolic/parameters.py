@@ -26,7 +26,7 @@ from sympy import QQ, Expr, Symbol  # type: ignore[import-untyped]
 from verifier.core.errors import InvalidArgument, VerifierError
 from verifier.core.numbers import format_rational, rational
 
-__all__ = ["Parameter", "Parameters", "read_parameters", "parse_point", "poly_value",
+__all__ = ["Parameter", "Parameters", "read_parameters", "parse_point", "poly_value", "poly_terms",
            "RESERVED"]
 
 RESERVED = frozenset({"E", "apk", "ppk", "noiseless", "dp", "and", "or", "not", "implies",
@@ -131,6 +131,11 @@ class Parameters:
 def _sympy_rational(q: mpq) -> Expr:
     from sympy import Rational
     return Rational(int(q.numerator), int(q.denominator))
+
+
+def poly_terms(p: Any) -> list[tuple[tuple[int, ...], mpq]]:
+    """A sympy polynomial as ``(exponents, rational coefficient)`` pairs."""
+    return [(tuple(e), mpq(int(c.numerator), int(c.denominator))) for e, c in p.terms()]
 
 
 def poly_value(poly: Any, xs: list[mpq]) -> mpq:

@@ -29,8 +29,8 @@ from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.core.numbers import format_rational
 from verifier.engines.joint import check_targets
 from verifier.model.knowledge import Knowledge, known_indices
-from verifier.notions.neighbours import relation_pairs, replace_one
-from verifier.notions.partial import ordered_pairs
+from verifier.notions.dp.neighbours import relation_pairs, replace_one
+from verifier.notions.partial.cases import ordered_pairs
 from verifier.symbolic.claims import Claim, build, parse_claim
 from verifier.symbolic.encoding import Encoding
 from verifier.symbolic.instance import SymbolicSpec

@@ -17,7 +17,7 @@ from verifier.core.epsilon import Epsilon
 from verifier.engines.choice import joint_tables
 from verifier.model.knowledge import Knowledge
 from verifier.notions.check import analyse
-from verifier.notions.partial import apk_loss, ordered_pairs, ppk_loss
+from verifier.notions.partial.cases import apk_loss, ordered_pairs, ppk_loss
 from verifier.symbolic.claims import Claim, evaluate
 from verifier.symbolic.instance import SymbolicSpec
 

@@ -1,6 +1,6 @@
 """Deciding Θ-reducibility (thesis Definition 59) with certificates, also for every parameter.
 
-Without parameters the exact joint tables decide it (:mod:`verifier.notions.reducible`): a
+Without parameters the exact joint tables decide it (:mod:`verifier.notions.partial.reducible`): a
 bijection from a reference background to every other one, or a pair of backgrounds and the
 output profiles with no partner.
 
@@ -31,7 +31,7 @@ from verifier.core.numbers import format_rational
 from verifier.engines.choice import joint_tables
 from verifier.engines.joint import check_targets
 from verifier.model.knowledge import Knowledge
-from verifier.notions.reducible import Bijection, certificate, match_profiles, profiles
+from verifier.notions.partial.reducible import Bijection, certificate, match_profiles, profiles
 from verifier.symbolic.instance import SymbolicSpec
 from verifier.symbolic.parameters import Parameters
 from verifier.symbolic.tables import SymTable, knowledges_of, symbolic_tables

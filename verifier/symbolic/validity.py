@@ -17,8 +17,7 @@ from gmpy2 import mpq
 
 from verifier.core.errors import SpecError, VerifierError
 from verifier.core.numbers import format_rational
-from verifier.symbolic.encoding import poly_terms
-from verifier.symbolic.parameters import Parameters, format_point, poly_value
+from verifier.symbolic.parameters import Parameters, format_point, poly_terms, poly_value
 from verifier.symbolic.solver import Terms, decide
 
 __all__ = ["check_validity", "violation"]

@@ -1,14 +1,14 @@
 """Conjectures about privacy notions, and a search for their smallest counterexample.
 
 A :class:`Conjecture` is a name, a statement in words, a predicate on an
-:class:`~verifier.symbolic.small.Instance` (True where the conjecture holds), an exhaustive
+:class:`~verifier.search.small.Instance` (True where the conjecture holds), an exhaustive
 family of small instances, a Hypothesis strategy and, when the statement is a claim about the
 tight δs, a z3 claim decided on symbolic templates (:mod:`verifier.symbolic.prove`).
 
 :func:`search` tries, in order, the exhaustive family (smallest instances first), Hypothesis
 (with its shrinking) and z3. A counterexample is then **minimised** by greedy moves that keep
 it a counterexample — fewer records, outputs and background values, simpler laws, smaller
-denominators (:func:`verifier.symbolic.small_families.shrinks`) — and returned with the exact
+denominators (:func:`verifier.search.small_families.shrinks`) — and returned with the exact
 engine's δs. When none is found the result says so and how far each stage went; sampling
 never makes a conjecture "true" (only z3's proofs on the templates are proofs, of those).
 """
@@ -23,8 +23,8 @@ from itertools import islice
 
 from verifier.core.errors import UnknownName
 from verifier.parallel.executor import Executor
-from verifier.symbolic.small import Instance
-from verifier.symbolic.small_families import build, exhaustive, shrinks, strategy
+from verifier.search.small import Instance
+from verifier.search.small_families import build, exhaustive, shrinks, strategy
 
 __all__ = ["Conjecture", "SearchBudget", "SearchResult", "search", "minimise", "CONJECTURES",
            "TEMPLATES"]
@@ -234,7 +234,7 @@ TEMPLATES: dict[str, dict] = {
 
 
 def _z3(conj, b: SearchBudget, violates, evidence: list[str]):
-    from verifier.symbolic.instance import parse_symbolic
+    from verifier.io.symbolic_spec import parse_symbolic
     from verifier.symbolic.prove import instances, prove
     for name, raw in TEMPLATES.items():
         sym = parse_symbolic(raw)

@@ -14,7 +14,7 @@ from itertools import combinations, product
 
 from gmpy2 import mpq
 
-from verifier.symbolic.small import Instance, law
+from verifier.search.small import Instance, law
 
 __all__ = ["build", "exhaustive", "strategy", "shrinks", "BOTTOM_OUT"]
 

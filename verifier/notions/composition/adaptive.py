@@ -15,7 +15,7 @@ Lemma 1; REFERENCE.md §3)::
 Unlike independent composition the loss of step ``j`` depends on ``o_<j``, so the law is not
 a product: the tree of output sequences is enumerated breadth first, one step at a time,
 and the leaves are grouped by their ratio ``P[o]/Q[o]`` into a
-:class:`~verifier.notions.composition.LossDistribution` (integers over common scales). A
+:class:`~verifier.notions.composition.exact.LossDistribution` (integers over common scales). A
 branch is closed as soon as one hypothesis gives it probability 0: everything below it has
 ``L = +∞`` (only ``Q`` vanishes) or ``L = −∞`` (only ``P`` does), whatever comes after.
 ``limits.sequences`` bounds the partial sequences held at once (and so the leaves).
@@ -35,9 +35,9 @@ from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.core.numbers import probability
 from verifier.model.mechanisms import Mechanism, as_dist
 from verifier.model.user_code import UserFunction, as_output_dist
-from verifier.notions.composition import DEFAULT_MAX_VALUES, LossDistribution
+from verifier.notions.composition.exact import DEFAULT_MAX_VALUES, LossDistribution
+from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import _denominator_lcm
-from verifier.notions.neighbours import Relation, relation_pairs
 from verifier.notions.result import Case, NotionResult, summarize
 
 __all__ = ["Step", "adaptive_step", "step_of", "adaptive_leaves", "adaptive_loss",
@@ -171,7 +171,7 @@ def compose_adaptive(steps: Sequence[Step | Mechanism], relation: Relation,
     that ignores the earlier outputs).
 
     >>> from verifier.model.mechanisms import randomized_response
-    >>> from verifier.notions.neighbours import replace_one
+    >>> from verifier.notions.dp.neighbours import replace_one
     >>> rr = randomized_response("3/4", [0, 1])
     >>> rr((0,))  # randomized response releases the tuple of reported records
     Dist({(0,): 3/4, (1,): 1/4})

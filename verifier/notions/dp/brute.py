@@ -10,7 +10,7 @@ over *ordered* neighbouring pairs, and the tight ε at δ the largest tight ε o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from functools import partial
 
 from gmpy2 import comb, mpq
@@ -23,7 +23,8 @@ from verifier.core.numbers import probability
 from verifier.engines.counts import compositions
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism, all_databases
-from verifier.notions.loss import output_losses, privacy_loss
+from verifier.notions.dp.pairs import LossMemo, brute_cases, witness_outputs
+from verifier.notions.loss import privacy_loss
 from verifier.notions.result import Case, NotionResult, Summary
 from verifier.parallel import current_executor
 from verifier.parallel.databases import SHARDS_PER_WORKER
@@ -32,40 +33,6 @@ __all__ = ["dp_cases", "symmetric_dp_cases", "brute_cases", "dp_summary", "by_co
            "check_dp", "LossMemo"]
 
 Progress = Callable[[int, int], None]
-
-
-class LossMemo:
-    """Privacy losses memoised by the pair of output distributions.
-
-    Equal distributions are interned (one object per distinct law, found by hashing the law
-    once per database), so a pair met again — the same two laws from other databases, as
-    under any symmetric mechanism, or the same databases in another order — costs one
-    dictionary look-up. ``computed`` and ``reused`` count both kinds of pair.
-    """
-
-    def __init__(self) -> None:
-        self._laws: dict[Dist, Dist] = {}
-        self._losses: dict[tuple[int, int], object] = {}
-        self.computed = 0
-        self.reused = 0
-
-    def intern(self, dist: Dist) -> Dist:
-        return self._laws.setdefault(dist, dist)
-
-    def loss(self, p: Dist, q: Dist):
-        key = (id(p), id(q))  # interned laws: equal ids are equal laws, kept alive here
-        found = self._losses.get(key)
-        if found is None:
-            found = self._losses[key] = privacy_loss(p, q)
-            self.computed += 1
-        else:
-            self.reused += 1
-        return found
-
-
-def _outputs(p: Dist, q: Dist) -> list:
-    """``(O, L(O))`` for every output of the pair (for witnesses)."""
-    return [(o, loss) for o, _, _, loss in output_losses(p, q)]
 
 
 def symmetric_dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
@@ -103,7 +70,7 @@ def symmetric_dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
                 yield Case(
                     {"databases": [list(shared + (a,)), list(shared + (b,))], "index": n - 1},
                     privacy_loss(p, q),
-                    partial(_outputs, p, q),
+                    partial(witness_outputs, p, q),
                 )
 
 
@@ -127,7 +94,7 @@ def dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
     losses = memo if memo is not None else LossMemo()
     executor = current_executor()
     if executor.parallel:  # the mechanism's laws, sharded by the first records of D1
-        from verifier.parallel.pairs import head_labels, heads, laws_shard
+        from verifier.notions.dp.sharded import head_labels, heads, laws_shard
 
         hs = heads(domain, n, SHARDS_PER_WORKER * executor.workers)
         for head, (laws, which) in zip(hs, executor.map(
@@ -150,46 +117,19 @@ def _check_brute(mech: Mechanism, domain: tuple, n: int, budget: Budget) -> None
                    f" × {n * (len(domain) - 1)} × {format_size(outs)}")
 
 
-def brute_cases(mech: Callable[[tuple], Dist], domain: tuple, n: int, losses: LossMemo,
-                outputs: dict[tuple, Dist], firsts: Iterable[tuple] | None = None
-                ) -> Iterator[Case]:
-    """Brute-force cases for every ``D1`` of ``firsts`` (default: every database, in
-    lexicographic order), each with its neighbours ``D1[i ↦ b]`` by ``i`` then ``b``
-    (``outputs``: the interned laws computed already)."""
-
-    def run(db: tuple) -> Dist:
-        if db not in outputs:
-            outputs[db] = losses.intern(mech(db))
-        return outputs[db]
-
-    for d1 in all_databases(domain, n) if firsts is None else firsts:
-        p = run(d1)
-        for i in range(n):
-            for b in domain:
-                if b == d1[i]:
-                    continue
-                d2 = d1[:i] + (b,) + d1[i + 1:]
-                q = run(d2)
-                yield Case(
-                    {"databases": [list(d1), list(d2)], "index": i},
-                    losses.loss(p, q),
-                    partial(_outputs, p, q),
-                )
-
-
 def dp_summary(mech: Mechanism, values: Sequence[Hashable], n: int, eps: Epsilon,
                delta: mpq, budget: Budget | None = None, engine: str = "auto",
                progress: Progress | None = None) -> Summary:
     """The :class:`~verifier.notions.result.Summary` of :func:`dp_cases` at (ε, δ).
 
     Under a parallel executor (:mod:`verifier.parallel`) brute force shards the ordered
-    pairs by the first records of ``D1`` (:mod:`verifier.parallel.pairs`); the shards'
+    pairs by the first records of ``D1`` (:mod:`verifier.notions.dp.sharded`); the shards'
     summaries, merged in enumeration order, are the serial summary, witnesses included.
     ``progress(done, total)`` counts completed shards. The limits are checked for the whole
     job first."""
     executor = current_executor()
     if executor.parallel and not by_counts(mech, engine):
-        from verifier.parallel.pairs import pair_summary
+        from verifier.notions.dp.sharded import pair_summary
 
         domain = check_domain(values)
         _check_brute(mech, domain, n, budget or Budget())

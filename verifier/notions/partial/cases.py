@@ -33,13 +33,13 @@ from verifier.engines.shift_table import ShiftTable
 from verifier.model.data import DataModel
 from verifier.model.knowledge import NOTHING, Knowledge
 from verifier.notions.loss import Loss, LossKind, PrivacyLoss
-from verifier.notions.result import Case
-from verifier.notions.shift_loss import (
+from verifier.notions.partial.shift_loss import (
     ShiftLoss,
     WorstClass,
     apk_shift_losses,
     ppk_shift_loss,
 )
+from verifier.notions.result import Case
 
 __all__ = ["ordered_pairs", "apk_loss", "ppk_loss", "apk_cases", "ppk_case", "ppk_cases",
            "Table", "background_rows", "tables_for"]

@@ -1,11 +1,12 @@
 """Certified enclosures of a composition's tight δ(ε) and ε(δ) beyond the distinct-loss budget.
 
-The exact composition (:mod:`verifier.notions.composition`, :mod:`verifier.notions.adaptive`)
-keeps every distinct likelihood ratio, and their number can grow as ``(atoms)^k``. When it
-would exceed ``limits.loss_values`` (or when asked), each privacy loss is rounded onto a
-geometric grid ``{j·ln γ}`` instead (:mod:`verifier.notions.loss_grid`): up for an upper
-bound on δ(ε), down for a lower bound. The argument, with its references, is in
-:mod:`verifier.notions.loss_grid`: δ(ε) = E_P[(1 − e^{ε−L})_+] + P[L = ∞] is non-decreasing
+The exact composition (:mod:`verifier.notions.composition.exact`,
+:mod:`verifier.notions.composition.adaptive`) keeps every distinct likelihood ratio, and their
+number can grow as ``(atoms)^k``. When it would exceed ``limits.loss_values`` (or when asked),
+each privacy loss is rounded onto a geometric grid ``{j·ln γ}`` instead
+(:mod:`verifier.notions.composition.grid`): up for an upper bound on δ(ε), down for a lower
+bound. The argument, with its references, is in :mod:`verifier.notions.composition.grid`:
+δ(ε) = E_P[(1 − e^{ε−L})_+] + P[L = ∞] is non-decreasing
 in ``L``, and rounding every term of ``L = Σ_j L_j`` in one direction moves the composed
 loss pointwise in that direction. Independent mechanisms are rounded one by one and composed
 on the grid (the exponents add, so at most ``Σ_j (span_j/ln γ + 2) + 1`` values); an
@@ -33,7 +34,7 @@ from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.core.numbers import probability
 from verifier.model.mechanisms import Mechanism
-from verifier.notions.adaptive import (
+from verifier.notions.composition.adaptive import (
     Leaves,
     Step,
     adaptive_leaves,
@@ -41,10 +42,10 @@ from verifier.notions.adaptive import (
     leaves_loss,
     step_of,
 )
-from verifier.notions.composition import LossDistribution, compose, compose_mechanisms
+from verifier.notions.composition.exact import LossDistribution, compose, compose_mechanisms
+from verifier.notions.composition.grid import Grid, GridLoss, parse_grid
+from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import LossLaw, _denominator_lcm
-from verifier.notions.loss_grid import Grid, GridLoss, parse_grid
-from verifier.notions.neighbours import Relation, relation_pairs
 from verifier.notions.result import NotionResult
 
 __all__ = ["CompositionEnclosure", "enclose_composition", "choose_grid", "ENCLOSURE_MODES",
@@ -173,15 +174,15 @@ def enclose_composition(parts: Sequence[Mechanism | Step], relation: Relation,
     """The composition of ``parts`` under ``relation``: exact where it fits, else enclosed.
 
     Mechanisms alone compose independently (each loss rounded, then composed on the grid);
-    with any :class:`~verifier.notions.adaptive.Step` the composition is adaptive (the tree
-    is enumerated exactly, its leaves rounded). ``mode``: ``"auto"`` (exact, or an
+    with any :class:`~verifier.notions.composition.adaptive.Step` the composition is adaptive
+    (the tree is enumerated exactly, its leaves rounded). ``mode``: ``"auto"`` (exact, or an
     enclosure when the distinct losses exceed ``max_values``, default
     ``limits.loss_values``), ``"never"`` (exact or :class:`BudgetExceeded`), ``"always"``
     (an enclosure). ``grid``: a spacing ``"ln(γ)"`` (rational ``γ > 1``), or None for the
     finest automatic grid with at most ``min(max_values, 4096)`` values.
 
     >>> from verifier.model.mechanisms import randomized_response
-    >>> from verifier.notions.neighbours import replace_one
+    >>> from verifier.notions.dp.neighbours import replace_one
     >>> rr = randomized_response("3/4", [0, 1])
     >>> r = enclose_composition([rr] * 3, replace_one([0, 1], 1), "ln(2)", "1/2",
     ...                         mode="always", grid="ln(3)")

@@ -8,7 +8,7 @@ pairs of a *neighbouring relation* ``~``::
 The relations its community states claims with:
 
 - ``replace-one``: databases of ``n`` records that differ in the value of one record (the
-  relation of seed 003, Definition 2; :func:`verifier.notions.dp.dp_cases`);
+  relation of seed 003, Definition 2; :func:`verifier.notions.dp.brute.dp_cases`);
 - ``add-remove-one``: a database of ``n`` records and the database of ``n − 1`` records left
   when one is removed, in both directions (dp_accounting's ``ADD_OR_REMOVE_ONE``);
 - ``linf`` / ``l1``: inputs given as integer vectors, neighbours when ``‖x − y‖ ≤ distance``
@@ -36,7 +36,8 @@ from verifier.core.numbers import probability
 from verifier.engines.counts import compositions
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism
-from verifier.notions.dp import LossMemo, dp_cases
+from verifier.notions.dp.brute import dp_cases
+from verifier.notions.dp.pairs import LossMemo
 from verifier.notions.loss import output_losses
 from verifier.notions.result import Case, NotionResult, summarize
 

@@ -13,8 +13,8 @@ only ones that count for δ at ε ≥ 0), a :class:`LossDistribution` keeps ever
 below 1 times one above 1 can exceed ``e^ε``. Masses are integers over two common scales
 (``P = p/p_scale``), so the product is a product of integers and of scales. ``max_values``
 (``limits.loss_values``) bounds the number of distinct ratios (they can grow as
-``(atoms)^k``); beyond it :mod:`verifier.notions.composition_enclosure` gives certified
-bounds instead, and :mod:`verifier.notions.adaptive` composes mechanisms that see the
+``(atoms)^k``); beyond it :mod:`verifier.notions.composition.enclosure` gives certified
+bounds instead, and :mod:`verifier.notions.composition.adaptive` composes mechanisms that see the
 earlier outputs.
 """
 
@@ -34,8 +34,8 @@ from verifier.core.epsilon import parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import probability
 from verifier.model.mechanisms import Mechanism
+from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import PrivacyLoss, _denominator_lcm, _integer_row
-from verifier.notions.neighbours import Relation, relation_pairs
 from verifier.notions.result import Case, NotionResult, summarize
 
 __all__ = ["LossDistribution", "compose", "compose_mechanisms", "composition_work",
@@ -179,7 +179,7 @@ def compose(losses: Iterable[LossDistribution],
                 f"the losses' {', '.join(str(p.values) for p in parts[:4])}"
                 f"{', …' if len(parts) > 4 else ''} values)", max_values,
                 ", compose fewer mechanisms, or ask for a certified enclosure "
-                "(verifier.notions.composition_enclosure)") from None
+                "(verifier.notions.composition.enclosure)") from None
     return out
 
 
@@ -201,7 +201,7 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
     ``[M] * k``).
 
     >>> from verifier.model.mechanisms import randomized_response
-    >>> from verifier.notions.neighbours import replace_one
+    >>> from verifier.notions.dp.neighbours import replace_one
     >>> rr = randomized_response("3/4", [0, 1])
     >>> r = compose_mechanisms([rr] * 3, replace_one([0, 1], 1), "ln(2)", "17/32")
     >>> str(r.delta), str(r.epsilon), r.holds

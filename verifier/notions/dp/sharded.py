@@ -1,6 +1,6 @@
 """DP by brute force over shards of its ordered neighbouring pairs (replace-one).
 
-The serial enumeration (:func:`verifier.notions.dp.dp_cases`) visits ``D1`` in lexicographic
+The serial enumeration (:func:`verifier.notions.dp.brute.dp_cases`) visits ``D1`` in lexicographic
 order and, for each, every neighbour ``D2 = D1[i ↦ b]`` with ``b ≠ D1(i)``. The sharded run
 has two phases, each over the same shards — one value ``h`` of the first ``p`` records of
 ``D1``, the consecutive run of the enumeration whose ``D1`` starts with ``h``:
@@ -32,7 +32,7 @@ from gmpy2 import mpq
 from verifier.core.distribution import Dist
 from verifier.core.epsilon import Epsilon
 from verifier.model.mechanisms import Mechanism, all_databases
-from verifier.notions.dp import LossMemo, brute_cases
+from verifier.notions.dp.pairs import LossMemo, brute_cases
 from verifier.notions.result import Summary
 from verifier.parallel.databases import SHARDS_PER_WORKER
 from verifier.parallel.executor import Executor, Progress

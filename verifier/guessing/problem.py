@@ -1,0 +1,28 @@
+"""A guessing-advantage question as plain typed values (seed 004): the model (domain, prior,
+kernel, precisions, goal mode), the ε to bound with (None: the mechanism's tight ε), the
+targets, η, and the mechanism's kind and parameters. :mod:`verifier.io.guess_spec` reads a
+spec file into it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gmpy2 import mpq
+
+from verifier.guessing.model import GuessModel
+
+__all__ = ["GuessProblem"]
+
+
+@dataclass(frozen=True)
+class GuessProblem:
+    """What :func:`verifier.guessing.report.guess_report` computes on."""
+
+    model: GuessModel
+    epsilon: object | None  # None: the mechanism's tight ε
+    targets: tuple
+    eta: mpq | None
+    mechanism: str
+    tolerance: mpq = mpq(1, 10**6)  # relative width of the precise inversion's interval
+    mechanism_params: tuple[tuple[str, mpq], ...] = ()  # a built-in kind's exact parameters
