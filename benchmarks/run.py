@@ -116,8 +116,8 @@ def bench_certified(n: int) -> dict:
 
 
 def bench_sweep() -> dict:
-    from verifier.io.spec import load_spec
     from verifier.notions.sweep import parse_range, threshold_sweep
+    from verifier.specs.check import load_spec
     spec = load_spec(HERE.parent / "examples" / "figure_3_4.toml")
     start = time.perf_counter()
     threshold_sweep(spec, parse_range("2..30"), ["1/10000", "1/2000", "1/1000"])

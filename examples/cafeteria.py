@@ -8,7 +8,7 @@ from pathlib import Path
 
 from verifier import Dist
 from verifier.guessing.report import guess_report
-from verifier.io.guess_spec import load_guess_spec
+from verifier.specs.guess import load_guess_spec
 
 spec = load_guess_spec(Path(__file__).parent / "cafeteria.toml")
 noiseless = replace(spec, model=replace(spec.model, kernel=Dist.point), mechanism="identity")

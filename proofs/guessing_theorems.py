@@ -184,7 +184,7 @@ def cafeteria(which: str) -> bool:
     from dataclasses import replace
 
     from verifier.guessing.report import guess_report
-    from verifier.io.guess_spec import load_guess_spec
+    from verifier.specs.guess import load_guess_spec
     spec = load_guess_spec(CAFETERIA)
     if which == "without noise":
         spec = replace(spec, model=replace(spec.model, kernel=Dist.point), mechanism="identity")

@@ -117,7 +117,7 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"error: unknown option {unknown[0]!r} (use --json or --markdown)", file=sys.stderr)
         return 2
-    from verifier.io.progress import ProgressBar
+    from verifier.reports.progress import ProgressBar
 
     with ProgressBar(None, "theorem records") as bar:  # on stderr, when it is a terminal
         table = rows(bar)

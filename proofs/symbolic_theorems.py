@@ -14,7 +14,7 @@ from gmpy2 import mpq
 
 from proofs import reference as ref
 from proofs.theorems import Theorem
-from verifier.io.symbolic_spec import parse_symbolic
+from verifier.specs.symbolic import parse_symbolic
 from verifier.symbolic.claims import parse_claim
 from verifier.symbolic.instance import SymbolicSpec
 from verifier.symbolic.prove import encoded_deltas, instances, prove

@@ -21,7 +21,6 @@ from verifier.core.errors import BudgetExceeded, SpecError
 from verifier.engines import choice
 from verifier.engines.choice import joint_tables
 from verifier.guessing.metric import tight_epsilon
-from verifier.io.spec import parse_spec
 from verifier.model.data import iid
 from verifier.model.knowledge import known_indices, no_knowledge
 from verifier.model.mechanisms import build_mechanism, randomized_response
@@ -29,6 +28,7 @@ from verifier.notions.dp.brute import check_dp
 from verifier.pso.attacks import count_mechanism, identity_mechanism
 from verifier.pso.predicates import Predicate, Universe, parse_predicate
 from verifier.pso.success import Admissible, baseline, optimal_adversary, success
+from verifier.specs.check import parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -173,7 +173,7 @@ def test_spec_limits_are_read_strictly_and_named():
 
 
 def test_records_refused_before_the_data_model_is_built(monkeypatch):
-    from verifier.io import spec as spec_module
+    from verifier.specs import check as spec_module
     _forbid(monkeypatch, spec_module, "iid")
     with pytest.raises(SpecError) as info:
         parse_spec(_rr(10**9))

@@ -14,9 +14,9 @@ import pytest
 from kernel_copy import KERNEL, run_copied_kernel
 
 from verifier.certificates.emit import certify_check
-from verifier.io.json_out import dumps
-from verifier.io.spec import parse_spec
 from verifier.kernel.verify import verify_certificate
+from verifier.reports.json_out import dumps
+from verifier.specs.check import parse_spec
 
 STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 

@@ -12,10 +12,10 @@ import pytest
 
 from verifier.certificates.emit_guess import certify_guess
 from verifier.certificates.emit_pso import certify_pso
-from verifier.io.guess_spec import load_guess_spec
-from verifier.io.json_out import dumps
-from verifier.io.pso_spec import load_pso_spec
 from verifier.kernel.verify import verify_certificate
+from verifier.reports.json_out import dumps
+from verifier.specs.guess import load_guess_spec
+from verifier.specs.pso import load_pso_spec
 
 # Universe {0,1,2,3} uniform, n = 2, the count of [x < 2], the optimal adversary with
 # w(p) ≤ 1/4 (singletons). By hand: output 1 (probability 1/2) has one row in {0,1} and one in

@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from verifier.certificates.emit import certify_check
 from verifier.cli import app
-from verifier.io.json_out import dumps
-from verifier.io.spec import parse_spec
 from verifier.kernel.verify import verify_certificate
+from verifier.reports.json_out import dumps
+from verifier.specs.check import parse_spec
 
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "certificate.v1.json"
 

@@ -199,7 +199,7 @@ def _internal_boom(exc):
 
 
 def test_an_exception_from_user_code_names_the_function(tmp_path, monkeypatch):
-    monkeypatch.setattr("verifier.io.spec.run_spec", _boom(ZeroDivisionError("division")))
+    monkeypatch.setattr("verifier.specs.check.run_spec", _boom(ZeroDivisionError("division")))
     out = runner.invoke(app, ["check", str(spec(tmp_path))])
     assert out.exit_code == 2
     lines = error_lines(out)
@@ -221,7 +221,7 @@ def test_an_exception_from_user_code_names_the_function(tmp_path, monkeypatch):
 ], ids=["runtime", "value", "type", "memory", "recursion", "interrupt", "sys-exit", "unicode",
         "oserror"])
 def test_every_exception_is_one_error_line_and_exit_2(tmp_path, monkeypatch, exc, needle):
-    monkeypatch.setattr("verifier.io.spec.run_spec", _internal_boom(exc))
+    monkeypatch.setattr("verifier.specs.check.run_spec", _internal_boom(exc))
     out = runner.invoke(app, ["check", str(spec(tmp_path))])
     assert out.exit_code == 2
     lines = error_lines(out)
@@ -230,13 +230,14 @@ def test_every_exception_is_one_error_line_and_exit_2(tmp_path, monkeypatch, exc
 
 
 def test_debug_shows_the_traceback(tmp_path, monkeypatch):
-    monkeypatch.setattr("verifier.io.spec.run_spec", _internal_boom(RuntimeError("simulated")))
+    monkeypatch.setattr("verifier.specs.check.run_spec", _internal_boom(RuntimeError("simulated")))
     out = runner.invoke(app, ["--debug", "check", str(spec(tmp_path))])
     assert out.exit_code == 2 and "Traceback" in out.stderr
 
 
 def test_an_error_while_rendering_is_exit_2_not_the_verdict(tmp_path, monkeypatch):
-    monkeypatch.setattr("verifier.io.terminal.print_check", _boom(OSError(28, "No space left")))
+    monkeypatch.setattr("verifier.reports.terminal.print_check",
+                        _boom(OSError(28, "No space left")))
     out = runner.invoke(app, ["check", str(spec(tmp_path, "0"))])  # the verdict would be 1
     assert out.exit_code == 2 and "No space left" in out.stderr
 
@@ -268,7 +269,7 @@ def test_output_paths_checked_before_computing(tmp_path):
 def test_a_failing_output_leaves_no_file(tmp_path, monkeypatch):
     def fail(*args, **kwargs):
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr("verifier.io.plot.plot_threshold_sweep", fail)
+    monkeypatch.setattr("verifier.reports.plot.plot_threshold_sweep", fail)
     csv_path = tmp_path / "ok.csv"
     out = runner.invoke(app, ["sweep", SWEEP, "--threshold", "3", "--p", "1/10000",
                               "--csv", str(csv_path), "--plot", str(tmp_path / "p.png")])
@@ -412,7 +413,7 @@ def test_an_option_given_twice_is_refused(args, option):
 
 
 def test_a_failure_while_parsing_the_command_line_is_one_line_and_exit_2(monkeypatch):
-    from verifier.io import app as app_module
+    from verifier.commands import app as app_module
 
     def broken(self, ctx, args):
         raise RuntimeError("parser broke")

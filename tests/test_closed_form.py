@@ -18,11 +18,11 @@ from typer.testing import CliRunner
 
 from verifier.cli import app
 from verifier.core.errors import InvalidArgument, VerifierError
-from verifier.io.spec import load_spec
 from verifier.model.data import iid
 from verifier.model.knowledge import known_indices
 from verifier.model.mechanisms import randomized_response, threshold_count
 from verifier.notions.check import analyse, check_partial
+from verifier.specs.check import load_spec
 from verifier.symbolic.closed_form import (
     Curve,
     E,
@@ -243,7 +243,7 @@ def test_closed_form_of_noisy_max_under_linf(tmp_path):
     # the curve is 0 from E = 376/103 on and positive just below
     from itertools import product
 
-    from verifier.io.spec import load_spec as load
+    from verifier.specs.check import load_spec as load
     spec = load(EXAMPLES / "zoo" / "report_noisy_max.toml")
     curve = spec_curves(spec)["dp"]
     inputs = list(product(range(3), repeat=3))

@@ -1,6 +1,6 @@
 """Every command that reads a spec × every spec feature: the answer changes, or it refuses.
 
-:data:`verifier.io.features.SUPPORTED` declares which command applies which feature. For each
+:data:`verifier.specs.features.SUPPORTED` declares which command applies which feature. For each
 pair this test runs the command on a base spec and on the same spec with the feature set to a
 value chosen so that it must change the answer (the reason is stated beside each), and
 requires: a supported feature changes the output; an unsupported one is refused with exit 2,
@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from harness import assert_contract, invoke, write
 
-from verifier.io.features import FEATURES, SUPPORTED
+from verifier.specs.features import FEATURES, SUPPORTED
 
 # A thresholded count of 3 records (threshold 2); the attacker knows record 0, targets 2.
 PARTIAL = {"data": {"records": 3, "values": [0, 1], "prior": ["1/2", "1/2"]},

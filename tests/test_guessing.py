@@ -25,7 +25,7 @@ from verifier.guessing.bounds import (
 )
 from verifier.guessing.metric import ScaledLog, tight_epsilon, truncated_geometric
 from verifier.guessing.model import GuessModel, advantage, vulnerability
-from verifier.io.guess_spec import load_guess_spec
+from verifier.specs.guess import load_guess_spec
 
 runner = CliRunner()
 DOMAIN = tuple(range(21))

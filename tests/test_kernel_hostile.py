@@ -19,9 +19,9 @@ import pytest
 from kernel_copy import run_copied_kernel
 
 from verifier.certificates.emit import certify_check
-from verifier.io.json_out import dumps
-from verifier.io.spec import parse_spec
 from verifier.kernel.verify import escape, verify_certificate
+from verifier.reports.json_out import dumps
+from verifier.specs.check import parse_spec
 
 # Two records uniform on {0, 1}, the count released; the attacker knows record 0, target 1.
 # By hand: P[O | D(1)=t, D(0)=B] is the point mass at t + B, so every APK / PPK case at ε =

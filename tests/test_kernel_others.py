@@ -54,8 +54,8 @@ def test_pso_laws_of_user_code_end_in_status_3(tmp_path):
                                         'symmetric = true')
     (tmp_path / "u.toml").write_text(spec)
     from verifier.certificates.emit_pso import certify_pso
-    from verifier.io.json_out import dumps
-    from verifier.io.pso_spec import load_pso_spec
+    from verifier.reports.json_out import dumps
+    from verifier.specs.pso import load_pso_spec
     _, cert = certify_pso(load_pso_spec(tmp_path / "u.toml"))
     cert = json.loads(dumps(cert))
     assert cert["spec"]["mechanism"]["kind"] == "function"

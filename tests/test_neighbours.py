@@ -22,7 +22,6 @@ from typer.testing import CliRunner
 from verifier.cli import app
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument, SpecError
-from verifier.io.spec import load_spec, run_spec
 from verifier.model.mechanisms import geometric_count, mechanism
 from verifier.model.noise import Noisy, at_most, geometric, geometric_mass, noisy_sum
 from verifier.notions.check import check_notions
@@ -35,6 +34,7 @@ from verifier.notions.dp.neighbours import (
     vector_relation,
     vectors,
 )
+from verifier.specs.check import load_spec, run_spec
 
 
 def noisy_count(db):

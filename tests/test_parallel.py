@@ -186,8 +186,8 @@ def test_first_passing_is_the_serial_first_whatever_the_rounds():
 def test_dp_pairs_sharded_in_process_equal_serial(tmp_path):
     """The sharded DP summary (shards run here) is the serial result: δ, ε, verdict, count
     and witness, for claims that hold and fail, over several shard counts."""
-    from verifier.io.spec import load_spec
     from verifier.notions.dp.brute import check_dp
+    from verifier.specs.check import load_spec
 
     for seed, holds in ((30, True), (31, False), (32, True), (33, False)):
         s = load_spec(_dp_instance(tmp_path, seed, holds))
@@ -269,8 +269,8 @@ def test_workers_2_equal_serial(tmp_path):
 def test_library_tables_on_a_cluster_equal_serial(tmp_path):
     """Joint tables (exact ``==`` of every cell) and DP cases through one cluster."""
     from verifier.engines.joint import brute_force_tables, check_targets
-    from verifier.io.spec import load_spec
     from verifier.notions.dp.brute import check_dp, dp_cases
+    from verifier.specs.check import load_spec
 
     specs = [load_spec(_instance(tmp_path, seed)) for seed in range(10, 13)]
     serial_dp = {(s.path, eps, delta): check_dp(s.mechanism, s.values, s.records, eps, delta,

@@ -29,7 +29,7 @@ from verifier import (
 from verifier.cli import app
 from verifier.core.errors import InvalidArgument, SpecError
 from verifier.engines.known_counts import KnownCounts
-from verifier.io.spec import load_spec
+from verifier.specs.check import load_spec
 
 MPQ = type(mpq(0))
 runner = CliRunner()
@@ -259,7 +259,7 @@ ROOT_EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "
 
 def test_families_are_the_worst_member():
     """A family Θ × Z is decided by its worst member: compare with each member alone."""
-    from verifier.io.spec import load_spec, run_spec
+    from verifier.specs.check import load_spec, run_spec
     spec = load_spec(ROOT_EXAMPLES / "families.toml")
     assert isinstance(spec.model, tuple) and isinstance(spec.knowledge, tuple)
     fam = run_spec(spec)

@@ -14,7 +14,6 @@ from typer.testing import CliRunner
 from verifier.cli import app
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument, InvalidDistribution, SpecError, UnknownName
-from verifier.io.pso_spec import load_pso_spec
 from verifier.pso.attacks import count_mechanism, interval_attack, interval_buckets
 from verifier.pso.predicates import Predicate, Universe, parse_predicate
 from verifier.pso.success import (
@@ -25,6 +24,7 @@ from verifier.pso.success import (
     optimal_adversary,
     success,
 )
+from verifier.specs.pso import load_pso_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from verifier import check_partial, iid, known_indices, threshold_count
 from verifier.cli import app
-from verifier.io.spec import load_spec
 from verifier.notions.sweep import parse_range, threshold_sweep
+from verifier.specs.check import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from verifier.cli import app
 from verifier.core.errors import SpecError
-from verifier.io.spec import load_spec
+from verifier.specs.check import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()

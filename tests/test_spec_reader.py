@@ -16,11 +16,11 @@ from gmpy2 import mpq, mpz
 
 from verifier.core.errors import NO_VALUE, InvalidArgument, InvalidNumber, OutOfRange, SpecError
 from verifier.core.numbers import MAX_EXPONENT, MAX_TEXT, open_unit, positive_int, rational
-from verifier.io.files import MAX_SPEC_BYTES, check_output_path, read_toml, write_atomically
-from verifier.io.guess_spec import load_guess_spec
-from verifier.io.keys import Table
-from verifier.io.pso_spec import load_pso_spec
-from verifier.io.spec import load_spec, run_spec
+from verifier.specs.check import load_spec, run_spec
+from verifier.specs.files import MAX_SPEC_BYTES, check_output_path, read_toml, write_atomically
+from verifier.specs.guess import load_guess_spec
+from verifier.specs.keys import Table
+from verifier.specs.pso import load_pso_spec
 
 RR = """[data]
 records = 3
@@ -241,8 +241,8 @@ def test_symmetric_boolean_is_read_as_written(tmp_path):
 ], ids=["check-on-pso", "check-on-guess", "pso-on-check", "guess-on-pso", "prove-on-pso",
         "reducible-on-guess", "compose-on-pso"])
 def test_spec_for_another_command(tmp_path, command, text, hint):
-    from verifier.io.compose_spec import load_compose_spec
-    from verifier.io.symbolic_spec import load_symbolic
+    from verifier.specs.compose import load_compose_spec
+    from verifier.specs.symbolic import load_symbolic
 
     loaders = {**LOADERS, "prove": load_symbolic, "compose": load_compose_spec,
                "reducible": lambda path: load_symbolic(path, "reducible")}

@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from verifier.cli import app
 from verifier.core.errors import InvalidArgument
-from verifier.io.spec import load_spec
 from verifier.notions.sweep import threshold_sweep
+from verifier.specs.check import load_spec
 
 runner = CliRunner()
 

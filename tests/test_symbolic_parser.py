@@ -5,7 +5,7 @@ from gmpy2 import mpq
 from sympy import Integer, Rational, Symbol
 
 from verifier.core.errors import InvalidArgument, SpecError
-from verifier.io.symbolic_spec import parse_symbolic
+from verifier.specs.symbolic import parse_symbolic
 from verifier.symbolic.expressions import ExpressionError, parse_expression
 from verifier.symbolic.parameters import Parameter, parse_point
 

@@ -5,9 +5,9 @@ from gmpy2 import mpq
 
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
-from verifier.io.symbolic_spec import load_symbolic, parse_symbolic
 from verifier.model.knowledge import known_indices
 from verifier.notions.check import check_partial
+from verifier.specs.symbolic import load_symbolic, parse_symbolic
 from verifier.symbolic.claims import evaluate, parse_claim
 from verifier.symbolic.prove import prove
 

@@ -2,7 +2,7 @@
 
 from gmpy2 import mpq
 
-from verifier.io.symbolic_spec import load_symbolic, parse_symbolic
+from verifier.specs.symbolic import load_symbolic, parse_symbolic
 from verifier.symbolic.reducibility import decide_reducible
 
 P = {"p": {"gt": "0", "lt": "1"}}

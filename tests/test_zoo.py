@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from verifier.cli import app
 from verifier.core.epsilon import Epsilon, parse_epsilon
-from verifier.io.spec import load_spec, run_spec
+from verifier.specs.check import load_spec, run_spec
 
 ZOO = Path(__file__).resolve().parent.parent / "examples" / "zoo"
 README = Path(__file__).resolve().parent.parent / "README.md"

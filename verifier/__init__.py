@@ -36,7 +36,7 @@ _MODULES = {
     "verifier.core.errors": "BudgetExceeded InvalidArgument InvalidDistribution InvalidNumber "
                             "NullEvent SpecError UnknownName VerifierError",
     "verifier.core.numbers": "rational",
-    "verifier.io.spec": "Spec load_spec parse_spec run_spec",
+    "verifier.specs.check": "Spec load_spec parse_spec run_spec",
     "verifier.model.data": "DataModel explicit iid independent",
     "verifier.model.knowledge": "Knowledge knowledge known_indices no_knowledge",
     "verifier.model.mechanisms": "Mechanism count geometric_count identity mean_query mechanism "
@@ -79,7 +79,6 @@ if TYPE_CHECKING:  # the same names, as the type checker sees them
         VerifierError,
     )
     from verifier.core.numbers import rational
-    from verifier.io.spec import Spec, load_spec, parse_spec, run_spec
     from verifier.model.data import DataModel, explicit, iid, independent
     from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
     from verifier.model.mechanisms import (
@@ -105,3 +104,4 @@ if TYPE_CHECKING:  # the same names, as the type checker sees them
     from verifier.notions.loss import Loss, PrivacyLoss, privacy_loss
     from verifier.notions.partial.reducible import is_theta_reducible, reducibility_witness
     from verifier.notions.result import NotionResult
+    from verifier.specs.check import Spec, load_spec, parse_spec, run_spec

@@ -1,6 +1,6 @@
 """The ``plrv`` command line: load a spec, run the library, render the report, set the exit code.
 
-Each command returns its exit status; the application (:mod:`verifier.io.app`) turns any
+Each command returns its exit status; the application (:mod:`verifier.commands.app`) turns any
 exception into one ``error: …`` line and exit 2, so that only a decided verdict exits 0 or 1
 (0 holds, 1 does not hold, 3 unknown). The library modules and rich are imported only when a
 command runs.
@@ -13,9 +13,9 @@ from typing import Annotated
 
 import typer
 
-from verifier.io.app import FAILS, HOLDS, UNKNOWN, app
-from verifier.io.app import verdict as _verdict
-from verifier.io.cli_common import (
+from verifier.commands.app import FAILS, HOLDS, UNKNOWN, app
+from verifier.commands.app import verdict as _verdict
+from verifier.commands.common import (
     BudgetOpt,
     CertOpt,
     CountsOpt,
@@ -31,7 +31,7 @@ from verifier.io.cli_common import (
     load_overridden,
     print_json,
 )
-from verifier.io.executor_options import SchedulerOpt, WorkersOpt
+from verifier.commands.executor_options import SchedulerOpt, WorkersOpt
 
 
 @app.command()
@@ -54,16 +54,16 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
     The claim holds when it holds for every notion. With --mode certified the verdict is
     given only when the certified interval decides it, else the status is 3 (unknown).
     """
-    from verifier.io.files import read_toml
-    from verifier.io.progress import ProgressBar
-    from verifier.io.spec import run_spec
     from verifier.parallel import run_on
+    from verifier.reports.progress import ProgressBar
+    from verifier.specs.check import run_spec
+    from verifier.specs.files import read_toml
 
     full_needs_json(full, json_out)
     check_outputs(spec, **{"--certificate": (certificate, None)})
     point = note = None
     if at is not None or "parameters" in read_toml(spec):  # sympy only for such specs
-        from verifier.io.symbolic_spec import point_note
+        from verifier.specs.symbolic import point_note
         from verifier.symbolic.parameters import parse_point
         point = parse_point(at) if at is not None else None
         note = point_note(spec, point)
@@ -76,13 +76,13 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
             from verifier.core.errors import InvalidArgument
             raise InvalidArgument("--mode certified gives intervals: it takes no "
                                   "--certificate, --closed-form or --full", argument="--mode")
-        from verifier.io.spec import run_spec_certified
+        from verifier.specs.check import run_spec_certified
         certified = run_spec_certified(s)
         if json_out:
-            from verifier.io.json_out import certified_json
+            from verifier.reports.json_out import certified_json
             print_json(certified_json(certified))
         else:
-            from verifier.io.terminal import print_certified
+            from verifier.reports.terminal import print_certified
             print_certified(certified)
         return int(certified.exit_code)
     with run_on(workers, scheduler), ProgressBar(progress, "joint tables") as bar:
@@ -96,11 +96,11 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
         from verifier.symbolic.closed_form import spec_curves
         curves = spec_curves(s)
     if json_out:
-        from verifier.io.json_out import check_json, closed_form_json
+        from verifier.reports.json_out import check_json, closed_form_json
         print_json(check_json(report, full) | ({"parameters": note} if note else {})
                     | ({"closed_form": closed_form_json(curves)} if curves is not None else {}))
     else:
-        from verifier.io.terminal import print_check, print_closed_form
+        from verifier.reports.terminal import print_check, print_closed_form
         if note:
             typer.echo(f"parameters: {note}")
         print_check(s, report)
@@ -134,29 +134,29 @@ def sweep(
 
     The claim holds when it holds at every point (p, threshold, notion).
     """
-    from verifier.io.options import number_list
-    from verifier.io.plot import EXTENSIONS
-    from verifier.io.progress import ProgressBar
+    from verifier.commands.options import number_list
     from verifier.notions.sweep import parse_range, threshold_sweep
     from verifier.parallel import run_on
+    from verifier.reports.plot import EXTENSIONS
+    from verifier.reports.progress import ProgressBar
 
     check_outputs(spec, **{"--csv": (csv_out, None), "--json-file": (json_file, None),
                 "--plot": (plot, EXTENSIONS)})
     if plot is not None:
-        from verifier.io.plot import require_matplotlib
+        from verifier.reports.plot import require_matplotlib
         require_matplotlib()
     s = load_overridden(spec, budget, budget_counts, engine, command="sweep")
     thresholds = parse_range(threshold)
     with run_on(workers, scheduler), ProgressBar(progress, "thresholds") as bar:
         report = threshold_sweep(s, thresholds, number_list(p) if p else None, progress=bar)
     if csv_out is not None or json_file is not None or plot is not None:
-        from verifier.io.writers import write_sweep
+        from verifier.reports.writers import write_sweep
         write_sweep(report, csv_out, json_file, plot)
     if json_out:
-        from verifier.io.json_out import sweep_json
+        from verifier.reports.json_out import sweep_json
         print_json(sweep_json(report))
     else:
-        from verifier.io.terminal import print_sweep
+        from verifier.reports.terminal import print_sweep
         print_sweep(report)
     return _verdict(report.holds)
 
@@ -187,12 +187,12 @@ def guess(
     asks which ε keeps the advantage at most η. Without SPEC (--eta and --diameter) ε is
     computed and the exit status is 0.
     """
-    from verifier.io.plot import EXTENSIONS
+    from verifier.reports.plot import EXTENSIONS
 
     check_outputs(spec, **{"--plot": (plot, EXTENSIONS),
                            "--certificate": (certificate, None)})
     if plot is not None:
-        from verifier.io.plot import require_matplotlib
+        from verifier.reports.plot import require_matplotlib
         require_matplotlib()
     from verifier.core.errors import InvalidArgument
 
@@ -206,10 +206,10 @@ def guess(
         return _guess_eta(eta, diameter, prior, plot, json_out)
     from dataclasses import replace
 
+    from verifier.commands.options import strictly_between_0_and_1
     from verifier.guessing.bounds import check_tolerance
     from verifier.guessing.report import guess_report
-    from verifier.io.guess_spec import load_guess_spec
-    from verifier.io.options import strictly_between_0_and_1
+    from verifier.specs.guess import load_guess_spec
 
     s = load_guess_spec(spec)
     if eta is not None:
@@ -222,13 +222,13 @@ def guess(
         from verifier.certificates.emit_guess import write_guess_certificate
         rep = write_guess_certificate(s, certificate)
     if plot is not None:
-        from verifier.io.writers import write_advantage_plot
+        from verifier.reports.writers import write_advantage_plot
         write_advantage_plot(plot, rep.diameter[0])
     if json_out:
-        from verifier.io.json_out import guess_json
+        from verifier.reports.json_out import guess_json
         print_json(guess_json(rep))
     else:
-        from verifier.io.terminal import print_guess
+        from verifier.reports.terminal import print_guess
         print_guess(s, rep)
     return _verdict(rep.holds)
 
@@ -236,10 +236,10 @@ def guess(
 def _guess_eta(eta: str | None, diameter: str | None, prior: str | None, plot: Path | None,
                json_out: bool) -> int:
     """``plrv guess --eta --diameter [--prior]``: ε for a target advantage."""
+    from verifier.commands.options import strictly_between_0_and_1
     from verifier.core.errors import InvalidArgument
     from verifier.guessing.bounds import check_diameter
     from verifier.guessing.report import eta_report
-    from verifier.io.options import strictly_between_0_and_1
 
     if eta is None or diameter is None:
         raise InvalidArgument("without SPEC give --eta and --diameter (and optionally --prior)")
@@ -247,13 +247,13 @@ def _guess_eta(eta: str | None, diameter: str | None, prior: str | None, plot: P
                      check_diameter(diameter, "--diameter"),
                      None if prior is None else strictly_between_0_and_1(prior, "--prior"))
     if plot is not None:
-        from verifier.io.writers import write_advantage_plot
+        from verifier.reports.writers import write_advantage_plot
         write_advantage_plot(plot, rep.diameter)
     if json_out:
-        from verifier.io.json_out import eta_json
+        from verifier.reports.json_out import eta_json
         print_json(eta_json(rep))
     else:
-        from verifier.io.terminal import print_eta
+        from verifier.reports.terminal import print_eta
         print_eta(rep)
     return HOLDS
 
@@ -273,10 +273,10 @@ def pso(
 
     The claim: success ≤ factor · baseline + slack ([claim] factor, slack).
     """
-    from verifier.io.progress import ProgressBar
-    from verifier.io.pso_spec import load_pso_spec
     from verifier.parallel import run_on
     from verifier.pso.report import pso_report
+    from verifier.reports.progress import ProgressBar
+    from verifier.specs.pso import load_pso_spec
 
     full_needs_json(full, json_out)
     check_outputs(spec, **{"--certificate": (certificate, None)})
@@ -288,10 +288,10 @@ def pso(
             from verifier.certificates.emit_pso import write_pso_certificate
             rep = write_pso_certificate(s, certificate, progress=bar)
     if json_out:
-        from verifier.io.json_out import pso_json
+        from verifier.reports.json_out import pso_json
         print_json(pso_json(s, rep, full))
     else:
-        from verifier.io.terminal import print_pso
+        from verifier.reports.terminal import print_pso
         print_pso(s, rep)
     return _verdict(rep.holds)
 
@@ -310,9 +310,9 @@ def family(
     0 holds for the whole interval, 1 a counterexample confirmed by the exact engine, 3 unknown
     (a solver timeout or an unconfirmed witness is never reported as holding).
     """
+    from verifier.commands.options import interval
     from verifier.core.errors import InvalidArgument, VerifierError
-    from verifier.io.options import interval
-    from verifier.io.spec import load_spec
+    from verifier.specs.check import load_spec
     from verifier.symbolic.family import check_family
 
     s = load_spec(spec, command="family")
@@ -329,11 +329,11 @@ def family(
         option, text = given[exc.argument]
         raise InvalidArgument(f"{option} {text!r}: {exc}", argument=option) from None
     if json_out:
-        from verifier.io.json_out import family_json
+        from verifier.reports.json_out import family_json
         print_json(family_json(res, mechanism=s.mechanism.name, records=s.records,
                                 epsilon=s.epsilon, delta=s.delta))
     else:
-        from verifier.io.terminal import print_family
+        from verifier.reports.terminal import print_family
         print_family(res, mechanism=s.mechanism.name, records=s.records, epsilon=s.epsilon,
                      delta=s.delta)
     return {"holds": HOLDS, "fails": FAILS}.get(res.status, UNKNOWN)
@@ -361,7 +361,7 @@ def compose(spec: SpecArg,
     mechanism, or the adaptive steps of SPEC's [composition]. Exact, or certified bounds
     ("exact": false) when the distinct loss values exceed the budget; then the verdict is
     unknown (exit 3) unless the bounds decide it."""
-    from verifier.io.compose_command import compose_spec
+    from verifier.commands.compose import compose_spec
 
     result, holds = compose_spec(spec, k, accounting, enclosure=enclosure, grid=grid,
                                  max_values=max_values)

@@ -10,9 +10,9 @@ from typing import Annotated
 
 import typer
 
-from verifier.io.app import FAILS, HOLDS, UNKNOWN, app
-from verifier.io.app import verdict as _verdict
-from verifier.io.cli_common import (
+from verifier.commands.app import FAILS, HOLDS, UNKNOWN, app
+from verifier.commands.app import verdict as _verdict
+from verifier.commands.common import (
     CertOpt,
     JsonOpt,
     ProgressOpt,
@@ -20,7 +20,7 @@ from verifier.io.cli_common import (
     check_outputs,
     print_json,
 )
-from verifier.io.executor_options import SchedulerOpt, WorkersOpt
+from verifier.commands.executor_options import SchedulerOpt, WorkersOpt
 
 
 @app.command()
@@ -46,7 +46,7 @@ def prove(
 
     0 proved, 1 a counterexample confirmed by the exact engine, 3 unknown.
     """
-    from verifier.io.symbolic_spec import load_symbolic
+    from verifier.specs.symbolic import load_symbolic
     from verifier.symbolic.prove import prove as run
 
     check_outputs(spec, **{"--certificate": (certificate, None)})
@@ -55,13 +55,13 @@ def prove(
               timeout_ms=timeout * 1000, max_instances=max_instances)
     if certificate is not None:
         from verifier.certificates.emit_symbolic import prove_certificate
-        from verifier.io.writers import write_certificate
+        from verifier.reports.writers import write_certificate
         write_certificate(prove_certificate(sym, rep), certificate)
     if json_out:
-        from verifier.io.json_out import prove_json
+        from verifier.reports.json_out import prove_json
         print_json(prove_json(rep))
     else:
-        from verifier.io.terminal import print_prove
+        from verifier.reports.terminal import print_prove
         print_prove(rep)
     return {"proved": HOLDS, "counterexample": FAILS}.get(rep.status, UNKNOWN)
 
@@ -72,7 +72,7 @@ def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = N
 
     0 reducible (for every parameter value), 1 not, 3 unknown.
     """
-    from verifier.io.symbolic_spec import load_symbolic
+    from verifier.specs.symbolic import load_symbolic
     from verifier.symbolic.reducibility import decide_reducible
 
     check_outputs(spec, **{"--certificate": (certificate, None)})
@@ -80,13 +80,13 @@ def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = N
     res = decide_reducible(sym)
     if certificate is not None:
         from verifier.certificates.emit_symbolic import reducible_certificate
-        from verifier.io.writers import write_certificate
+        from verifier.reports.writers import write_certificate
         write_certificate(reducible_certificate(sym, res), certificate)
     if json_out:
-        from verifier.io.json_out import reducible_json
+        from verifier.reports.json_out import reducible_json
         print_json(reducible_json(res))
     else:
-        from verifier.io.terminal import print_reducible
+        from verifier.reports.terminal import print_reducible
         print_reducible(res, sym.parameters.describe())
     return _verdict(res.reducible)
 
@@ -113,10 +113,10 @@ def search(
     res = run(conjecture(name), SearchBudget(max_records=records, examples=examples),
               exhaustive_on=lambda: executor_for(workers, scheduler))  # closed after that stage
     if json_out:
-        from verifier.io.json_out import search_json
+        from verifier.reports.json_out import search_json
         print_json(search_json(res))
     else:
-        from verifier.io.terminal import print_search
+        from verifier.reports.terminal import print_search
         print_search(res)
     return FAILS if res.found else UNKNOWN
 
@@ -162,7 +162,7 @@ def theorems(
     (when it is a terminal, or with --progress) counts the records run.
     """
     from verifier.certificates.records import theorem_rows, theorems_markdown
-    from verifier.io.progress import ProgressBar
+    from verifier.reports.progress import ProgressBar
 
     with ProgressBar(progress, "theorem records") as bar:
         table, ok = theorem_rows(bar)

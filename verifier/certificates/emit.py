@@ -49,7 +49,7 @@ MAX_CELLS = 200_000  # conditional probabilities written, over every table
 
 
 def certify_check(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[Report, dict]:
-    """Run ``spec`` (a :class:`~verifier.io.spec.Spec`) and build its certificate."""
+    """Run ``spec`` (a :class:`~verifier.specs.check.Spec`) and build its certificate."""
     analysis = analyse(spec.mechanism, values=spec.values, records=spec.records,
                        models=spec.model if any(n != "dp" for n in spec.notions) else None,
                        knowledge=spec.knowledge, targets=spec.targets, pairs=spec.pairs,
@@ -251,7 +251,7 @@ def _dp_laws(mech, values: tuple, n: int, max_cells: int) -> dict:
 
 def write_check_certificate(spec, path, progress=None) -> Report:
     """Run ``spec``, write its certificate to ``path`` (JSON) and return the report."""
-    from verifier.io.writers import write_certificate
+    from verifier.reports.writers import write_certificate
 
     report, cert = certify_check(spec, progress)
     write_certificate(cert, Path(path))

@@ -42,7 +42,7 @@ def _bound(c: Certified) -> object:
 
 
 def certify_guess(spec, max_cells: int = MAX_CELLS) -> tuple[GuessReport, dict]:
-    """Run ``spec`` (a :class:`~verifier.io.guess_spec.GuessSpec`) and build its certificate."""
+    """Run ``spec`` (a :class:`~verifier.specs.guess.GuessSpec`) and build its certificate."""
     rep = guess_report(spec)
     m = spec.model
     kernel, cells = [], 0
@@ -81,7 +81,7 @@ def certify_guess(spec, max_cells: int = MAX_CELLS) -> tuple[GuessReport, dict]:
 
 def write_guess_certificate(spec, path) -> GuessReport:
     """Run ``spec``, write its certificate to ``path`` (JSON) and return the report."""
-    from verifier.io.writers import write_certificate
+    from verifier.reports.writers import write_certificate
 
     rep, cert = certify_guess(spec)
     write_certificate(cert, Path(path))

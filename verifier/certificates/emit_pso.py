@@ -74,7 +74,7 @@ def _answers(spec, rep: PSOReport, outputs: list[Hashable]) -> list:
 
 
 def certify_pso(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[PSOReport, dict]:
-    """Run ``spec`` (a :class:`~verifier.io.pso_spec.PSOSpec`) and build its certificate."""
+    """Run ``spec`` (a :class:`~verifier.specs.pso.PSOSpec`) and build its certificate."""
     rep = pso_report(spec, progress)
     u, n, mech = spec.universe, spec.n, spec.mechanism
     lump = lumping(u)  # every value alone: the checker recomputes each probability
@@ -124,7 +124,7 @@ def certify_pso(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[PSORep
 
 def write_pso_certificate(spec, path, progress=None) -> PSOReport:
     """Run ``spec``, write its certificate to ``path`` (JSON) and return the report."""
-    from verifier.io.writers import write_certificate
+    from verifier.reports.writers import write_certificate
 
     rep, cert = certify_pso(spec, progress)
     write_certificate(cert, Path(path))

@@ -1,6 +1,6 @@
 """A guessing-advantage question as plain typed values (seed 004): the model (domain, prior,
 kernel, precisions, goal mode), the ε to bound with (None: the mechanism's tight ε), the
-targets, η, and the mechanism's kind and parameters. :mod:`verifier.io.guess_spec` reads a
+targets, η, and the mechanism's kind and parameters. :mod:`verifier.specs.guess` reads a
 spec file into it.
 """
 

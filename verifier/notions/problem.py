@@ -1,6 +1,6 @@
 """The problem a check spec states, as plain typed values: what every command computes on.
 
-:mod:`verifier.io.spec` reads a spec file into a :class:`CheckProblem` (published as
+:mod:`verifier.specs.check` reads a spec file into a :class:`CheckProblem` (published as
 ``verifier.Spec``); the layers below the readers — notions, sweeps, the symbolic engine,
 certificates — take this object and never a file or a raw table.
 """

@@ -1,6 +1,6 @@
 """A singling-out question as plain typed values (seed 002): the universe and ``D``, the
 number of rows, the mechanism, the adversary, the admissible weights and the claim
-``success ≤ factor·baseline + slack``. :mod:`verifier.io.pso_spec` reads a spec file into it.
+``success ≤ factor·baseline + slack``. :mod:`verifier.specs.pso` reads a spec file into it.
 """
 
 from __future__ import annotations

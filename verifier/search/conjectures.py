@@ -234,7 +234,7 @@ TEMPLATES: dict[str, dict] = {
 
 
 def _z3(conj, b: SearchBudget, violates, evidence: list[str]):
-    from verifier.io.symbolic_spec import parse_symbolic
+    from verifier.specs.symbolic import parse_symbolic
     from verifier.symbolic.prove import instances, prove
     for name, raw in TEMPLATES.items():
         sym = parse_symbolic(raw)

@@ -4,7 +4,7 @@ A spec file may declare ``[parameters]`` (see :mod:`verifier.symbolic.parameters
 write priors (``data.prior``, ``data.priors``, ``data.weights``) and the mechanism parameters
 ``truth`` and ``alpha`` as expressions in them (``prior = ["1 - p", "p"]``, ``truth = "t"``).
 Every other key is read by the ordinary spec reader (given as ``reader``:
-:mod:`verifier.io.symbolic_spec` passes :func:`verifier.io.spec.parse_spec`) exactly as in a
+:mod:`verifier.specs.symbolic` passes :func:`verifier.specs.check.parse_spec`) exactly as in a
 concrete spec: the symbolic spec is checked by reading the concrete spec at a sample point,
 and the spec at any admissible point is that table with the expressions evaluated exactly
 (``at``), which is what the exact engine re-checks witnesses on.

@@ -27,9 +27,9 @@ from verifier.guessing.bounds import as_scaled_log, check_tolerance
 from verifier.guessing.metric import exponential_mechanism, truncated_geometric
 from verifier.guessing.model import GuessModel
 from verifier.guessing.problem import GuessProblem
-from verifier.io.files import check_kind, check_tables, read_toml
-from verifier.io.keys import Table, anything, integer_value, list_of
 from verifier.model.user_code import as_output_dist, load_function
+from verifier.specs.files import check_kind, check_tables, read_toml
+from verifier.specs.keys import Table, anything, integer_value, list_of
 
 __all__ = ['GuessSpec', 'load_guess_spec']
 

@@ -36,10 +36,6 @@ from verifier.core.budget import CHECK_LIMITS, Budget, budget_from_limits
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import SpecError
 from verifier.core.numbers import probability
-from verifier.io.files import check_kind, check_tables, read_toml
-from verifier.io.keys import Table, list_of, record_value, string
-from verifier.io.neighbours_spec import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
-from verifier.io.spec import load_spec, parse_spec
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism
 from verifier.model.user_code import load_function
@@ -47,6 +43,10 @@ from verifier.notions.composition.adaptive import Step, adaptive_step
 from verifier.notions.composition.enclosure import ENCLOSURE_MODES
 from verifier.notions.composition.grid import Grid, parse_grid
 from verifier.notions.dp.neighbours import Relation, replace_one
+from verifier.specs.check import load_spec, parse_spec
+from verifier.specs.files import check_kind, check_tables, read_toml
+from verifier.specs.keys import Table, list_of, record_value, string
+from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 
 __all__ = ["ComposeSpec", "load_compose_spec", "COMPOSITION_KEYS", "COMPOSE_LIMITS"]
 

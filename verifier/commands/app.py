@@ -6,7 +6,7 @@ Exit status, the same for every command (a command added with ``@app.command()``
 function returns its verdict (:func:`verdict`); nothing else exits 0 or 1. Every exception —
 a bad spec, an unreadable file, exhausted memory, an error in user code, an error while
 rendering or writing the output — is one line ``error: …`` on stderr and exit 2
-(:mod:`verifier.io.failure`; ``--debug`` shows the traceback), and so is a usage error.
+(:mod:`verifier.commands.failure`; ``--debug`` shows the traceback), and so is a usage error.
 Help is printed without rich markup, so bracketed text such as ``[data]`` is shown as written.
 """
 
@@ -60,7 +60,7 @@ class _VerdictCommand(TyperCommand):
         try:
             code = super().invoke(ctx)
         except BaseException as exc:  # noqa: B036 — the exit-code contract covers everything
-            from verifier.io.failure import broken_pipe, error_line
+            from verifier.commands.failure import broken_pipe, error_line
 
             spec = ctx.params.get("spec")
             debug = bool(ctx.find_root().meta.get(_DEBUG))
@@ -129,7 +129,7 @@ class _Group(TyperGroup):
             typer.echo("error: aborted", err=True)
             code = ERROR
         except Exception as exc:  # while parsing the command line: still one line, exit 2
-            from verifier.io.failure import error_line
+            from verifier.commands.failure import error_line
 
             typer.echo(error_line(exc, None, "--debug" in (args or sys.argv)), err=True)
             code = ERROR

@@ -19,7 +19,6 @@ from __future__ import annotations
 from itertools import product
 from pathlib import Path
 
-from verifier.io.keys import Table, integer_value, list_of, record_value
 from verifier.model.user_code import load_function
 from verifier.notions.dp.neighbours import (
     RELATIONS,
@@ -31,6 +30,7 @@ from verifier.notions.dp.neighbours import (
     vector_relation,
     vectors,
 )
+from verifier.specs.keys import Table, integer_value, list_of, record_value
 
 __all__ = ["INPUT_KEYS", "NEIGHBOURS_KEYS", "read_input", "read_relation"]
 

@@ -1,6 +1,6 @@
 """Output files named on the command line (``--csv``, ``--json-file``, ``--plot``), written all
 or nothing: every file goes to a temporary name beside its target first, and the targets are
-replaced only when every file has been written (:func:`verifier.io.files.write_atomically`)."""
+replaced only when every file has been written (:func:`verifier.specs.files.write_atomically`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import csv
 from collections.abc import Callable
 from pathlib import Path
 
-from verifier.io.files import write_atomically
-from verifier.io.json_out import dumps, sweep_rows
+from verifier.reports.json_out import dumps, sweep_rows
+from verifier.specs.files import write_atomically
 
 __all__ = ["write_sweep", "write_advantage_plot", "write_certificate"]
 
@@ -31,7 +31,7 @@ def write_sweep(report, csv_path: Path | None, json_path: Path | None,
             tmp.write_text(dumps(rows, indent=1), encoding="utf-8")
         writers[json_path] = write_json
     if plot_path is not None:
-        from verifier.io.plot import plot_threshold_sweep
+        from verifier.reports.plot import plot_threshold_sweep
 
         def write_plot(tmp: Path) -> None:
             plot_threshold_sweep(report.points, tmp, fmt=_format(plot_path),
@@ -53,7 +53,7 @@ def write_certificate(cert: dict, path: Path) -> None:
 
 def write_advantage_plot(path: Path, diameter) -> None:
     """The advantage-against-ε plot of ``plrv guess --plot``."""
-    from verifier.io.plot import plot_advantage
+    from verifier.reports.plot import plot_advantage
 
     write_atomically({path: lambda tmp: plot_advantage(tmp, diameter, fmt=_format(path))},
                      {path: "--plot"})

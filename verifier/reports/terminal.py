@@ -1,7 +1,7 @@
 """Every command's report for the terminal, built from its typed result (display only).
 
 Every number is shown exact first; long exact values by their shape and digit counts with a
-certified decimal beside them (:mod:`verifier.io.text`). rich markup is off: user-facing text
+certified decimal beside them (:mod:`verifier.reports.text`). rich markup is off: user-facing text
 (values, keys, file names, ``P[g]``) is printed as it is, and styles are applied to
 :class:`rich.text.Text` pieces, never through ``[tags]`` in strings.
 """
@@ -18,7 +18,7 @@ from rich.text import Text
 
 from verifier.core.certified import decimal_string
 from verifier.core.numbers import format_rational
-from verifier.io.text import (
+from verifier.reports.text import (
     exact_approx,
     exact_cell,
     short,

@@ -1,6 +1,6 @@
 """``plrv compose SPEC``: the (ε, δ) of a composition, exact or certified.
 
-The spec (:mod:`verifier.io.compose_spec`) is either a check spec with ``notions = ["dp"]``
+The spec (:mod:`verifier.specs.compose`) is either a check spec with ``notions = ["dp"]``
 — ``--k K`` independent runs of its mechanism — or an adaptive ``[composition]`` whose steps
 see the earlier outputs (``--k`` repeats the steps; default once). Its neighbouring relation
 (``[neighbours]``, default replace-one) and its claim (ε, δ) are those of the composition.
@@ -20,13 +20,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from verifier.core.errors import InvalidArgument
-from verifier.io.compose_spec import load_compose_spec
 from verifier.notions.composition.enclosure import (
     ENCLOSURE_MODES,
     CompositionEnclosure,
     enclose_composition,
 )
 from verifier.notions.composition.grid import parse_grid
+from verifier.specs.compose import load_compose_spec
 
 __all__ = ["compose_spec"]
 
@@ -96,7 +96,7 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
                                   argument="--accounting")
         out.update(_enclosure(r))
         return out, r.holds
-    from verifier.io.json_out import witness_json
+    from verifier.reports.json_out import witness_json
 
     pair = witness_json(r.witness, False)  # the pair (a composition lists no outputs)
     pair.pop("outputs", None)

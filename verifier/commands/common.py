@@ -48,7 +48,7 @@ def load_overridden(spec: Path, budget: int | None, budget_counts: int | None, e
 
     from verifier.core.errors import InvalidArgument
     from verifier.engines.choice import ENGINES
-    from verifier.io.spec import load_spec
+    from verifier.specs.check import load_spec
 
     s = load_spec(spec, command=command, at=at)
     if budget is not None:
@@ -67,7 +67,7 @@ def check_outputs(spec: Path | None = None,
     """Check every output path named on the command line before any work is done: each on
     its own, none of them the spec being read, and no two of them the same file."""
     from verifier.core.errors import InvalidArgument
-    from verifier.io.files import check_output_path
+    from verifier.specs.files import check_output_path
 
     seen: dict[Path, str] = {}
     source = None if spec is None else Path(os.path.realpath(spec))
@@ -85,7 +85,7 @@ def check_outputs(spec: Path | None = None,
 
 
 def print_json(obj: object) -> None:
-    from verifier.io.json_out import dumps
+    from verifier.reports.json_out import dumps
 
     typer.echo(dumps(obj))
 

@@ -26,8 +26,6 @@ from gmpy2 import mpq
 from verifier.core.budget import PSO_LIMITS, Budget, budget_from_limits
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.numbers import nonnegative, probability
-from verifier.io.files import check_kind, check_tables, read_toml
-from verifier.io.keys import Table, anything, list_of, record_value, string
 from verifier.model.user_code import UserFunction, as_output_dist, load_function
 from verifier.pso.attacks import (
     ATTACKS,
@@ -53,6 +51,8 @@ from verifier.pso.success import (
     PSOMechanism,
     baseline,
 )
+from verifier.specs.files import check_kind, check_tables, read_toml
+from verifier.specs.keys import Table, anything, list_of, record_value, string
 
 __all__ = ['PSOSpec', 'load_pso_spec']
 

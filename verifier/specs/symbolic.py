@@ -1,6 +1,6 @@
 """Reading specs that declare ``[parameters]``: the file, its kind, the features a command
-applies (:mod:`verifier.io.features`), and the symbolic spec built on the ordinary reader
-(:func:`verifier.symbolic.instance.build_symbolic` with :func:`verifier.io.spec.parse_spec`).
+applies (:mod:`verifier.specs.features`), and the symbolic spec built on the ordinary reader
+(:func:`verifier.symbolic.instance.build_symbolic` with :func:`verifier.specs.check.parse_spec`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 from verifier.core.errors import SpecError
 from verifier.core.numbers import format_rational
-from verifier.io.features import refuse_unsupported
-from verifier.io.files import check_kind, read_toml
-from verifier.io.spec import parse_spec
+from verifier.specs.check import parse_spec
+from verifier.specs.features import refuse_unsupported
+from verifier.specs.files import check_kind, read_toml
 from verifier.symbolic.instance import SymbolicSpec, build_symbolic
 from verifier.symbolic.parameters import read_parameters
 

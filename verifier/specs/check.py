@@ -9,11 +9,11 @@ Tables and keys (every key checked by name; an unknown key is an error)::
     [attacker]    target (index, list or "all"), known (indices, or a list of index lists
                   for a family Z) or knowledge ("module:function"), pairs (list of [a, b])
     [query]       epsilon, delta, notions
-    [input]       for dp: input vectors instead of [data] (verifier.io.neighbours_spec)
+    [input]       for dp: input vectors instead of [data] (verifier.specs.neighbours)
     [neighbours]  for dp: the neighbouring relation (default replace-one)
     [limits]      the budgets of verifier.core.budget.CHECK_LIMITS, engine
 
-Every key is read by the typed readers of :mod:`verifier.io.keys`; every problem is a
+Every key is read by the typed readers of :mod:`verifier.specs.keys`; every problem is a
 :class:`SpecError` naming the file and the key. ``plrv family`` reads the same spec and
 refuses what it does not support (notions other than dp, an attacker, a data model).
 """
@@ -31,10 +31,6 @@ from verifier.core.errors import InvalidArgument, SpecError, VerifierError
 from verifier.core.numbers import probability
 from verifier.engines.choice import ENGINES
 from verifier.engines.joint import check_targets
-from verifier.io.features import refuse_unsupported
-from verifier.io.files import check_kind, check_tables, read_toml
-from verifier.io.keys import Table, anything, list_of, record_value, string
-from verifier.io.neighbours_spec import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 from verifier.model.data import DataModel, check_domain, explicit, iid, independent
 from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
 from verifier.model.mechanisms import build_mechanism
@@ -42,6 +38,10 @@ from verifier.model.user_code import load_function
 from verifier.notions.check import NOTIONS, Report, check_notions
 from verifier.notions.partial.cases import ordered_pairs
 from verifier.notions.problem import CheckProblem
+from verifier.specs.features import refuse_unsupported
+from verifier.specs.files import check_kind, check_tables, read_toml
+from verifier.specs.keys import Table, anything, list_of, record_value, string
+from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 
 __all__ = ["Spec", "load_spec", "parse_spec", "run_spec", "COMMANDS"]
 
@@ -187,7 +187,7 @@ def _notion(value: object, name: str) -> str:
 
 def _family_only(query: Table) -> None:
     """``plrv family`` decides (ε, δ)-DP over every database: it refuses other notions (the
-    spec's other features are refused by :mod:`verifier.io.features`)."""
+    spec's other features are refused by :mod:`verifier.specs.features`)."""
     notions = query.raw.get("notions", ["dp"])
     if notions != ["dp"]:
         raise query.fail("notions", f"notions = {notions!r:.60}: plrv family checks dp only; "
