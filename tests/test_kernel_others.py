@@ -210,3 +210,12 @@ def test_trees_are_compared_node_by_node():
     assert not same_tree(own, ["<=", ["delta", "apk"], ["num", "1/3"]])  # another number
     with pytest.raises(Rejected, match="claim.tree"):
         same_tree(own, ["<=", ["delta", "apk"], ["num", "half"]])
+
+
+def test_a_reducible_certificate_of_a_spec_plrv_refuses_is_rejected(tmp_path):
+    cert = _run(["reducible", str(EXAMPLES / "threshold_partial.toml")], tmp_path / "r.json", 1)
+    for edit, key in ((("pairs", []), "spec.pairs"), (("targets", [0]), "spec.targets")):
+        forged = copy.deepcopy(cert)
+        forged["spec"][edit[0]] = edit[1]  # no pair; or the target among the known records
+        code, last = status(forged)
+        assert code == 1 and key in last, last

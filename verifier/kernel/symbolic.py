@@ -28,6 +28,7 @@ from .exact import (
     key,
     q,
 )
+from .spec import validate_check_spec
 
 __all__ = ["verify_reducible", "verify_prove"]
 
@@ -105,6 +106,7 @@ def verify_reducible(cert: dict, notes: list, limit: int) -> None:
     """Check a ``plrv reducible`` certificate; raises :class:`Rejected` at the first
     discrepancy."""
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
+    validate_check_spec(spec)
     width, values = len(spec["values"]), spec["values"]
     if not cert["independently_checkable"]:
         notes.append(Recorded(f"not independently checkable ({res['method']}): "
