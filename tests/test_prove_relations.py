@@ -7,6 +7,7 @@ import json
 import textwrap
 from fractions import Fraction
 
+from test_certificates_symbolic import THRESHOLD
 from typer.testing import CliRunner
 
 from verifier.cli import app
@@ -52,25 +53,6 @@ def test_prove_honours_add_remove_one(tmp_path):
         assert Fraction(inst["counterexample"]["deltas"]["dp"]) == 1 / (1 + a)
 
 
-THRESHOLD = """
-[parameters]
-p = { gt = "0", lt = "1" }
-[data]
-records = 3
-values = [0, 1]
-prior = ["1 - p", "p"]
-[mechanism]
-kind = "threshold_count"
-counts = [1]
-threshold = 2
-[attacker]
-target = 2
-known = [0]
-[query]
-epsilon = "ln(2)"
-delta = "1/10"
-notions = ["apkdp", "ppkdp"]
-"""
 
 
 def test_theorem2_with_a_failing_premise_holds_vacuously(tmp_path):
