@@ -99,3 +99,19 @@ def test_a_mixture_of_weights_one_and_of_equal_parts():
     # a mixture with a loss-free part halves δ: (1/2)·1/4 + (1/2)·0
     assert PrivacyLoss.mixture([(1, rr), (1, PrivacyLoss.none())]).delta(
         Epsilon.log(2)).value == mpq(1, 8)
+
+
+def test_bounds_and_decimals_of_every_form():
+    two = Delta.make(mpq(2), mpq(1), HALF)  # 2 − e^{1/2} = 0.35127872…
+    lo, hi = two.bounds(64)
+    assert mpq(3512787292, 10 ** 10) < lo <= hi < mpq(3512787293, 10 ** 10)
+    assert two.approx(3) == "0.351" and D1.approx() == "0.175639"
+    third = Delta.make(mpq(1, 3), mpq(0), Epsilon.log(2))  # rational: no e^ε to enclose
+    assert third.bounds(8) == (mpq(1, 3), mpq(1, 3)) and third.approx() == "0.333333"
+    assert D2 >= D1 and D1 >= D1 and not D1 >= D2
+    assert repr(D1) == "Delta('1 - 1/2*exp(1/2)')"
+
+
+def test_a_loss_reads_as_its_logarithm():
+    assert str(Loss.of(mpq(1, 2), mpq(1, 2))) == "0"
+    assert str(Loss.of(mpq(3, 4), mpq(1, 4))) == "ln(3)"
