@@ -92,3 +92,19 @@ def test_a_dp_only_certificate_must_carry_the_defaults():
     with pytest.raises(Rejected, match=r"spec.targets: a dp-only certificate has \[0, 1\], "
                                        r"not \[0\]"):
         exact._dp_defaults(spec)
+
+
+@pytest.mark.parametrize("text", ["0", "0/1", "-0", "0/7"])
+def test_zero_nats_is_the_rational_rate_one(text):
+    eps = exact.Eps(text)
+    assert eps.rate == 1 and eps.nats is None
+    # at ε = 0 a δ is rational: A − C·e^ε written out is refused, never compared by bounds
+    # (a tie such as 3/4 − 1/4·e^0 = 1/2 would never separate)
+    assert exact.read_delta("1/2", eps, "d") == (Fraction(1, 2), Fraction(0))
+    with pytest.raises(Rejected):
+        exact.read_delta({"a": "3/4", "c": "1/4"}, eps, "d")
+
+
+@pytest.mark.parametrize("r, sign", [(Fraction(1), 0), (Fraction(2), 1), (Fraction(1, 2), -1)])
+def test_exp_sign_at_zero(r, sign):
+    assert exp_sign(r, Fraction(0)) == sign

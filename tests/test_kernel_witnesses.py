@@ -108,3 +108,15 @@ def test_a_ppk_part_listed_twice(geo):
     parts = forged["evidence"]["witnesses"]["ppkdp"]["parts"]
     parts.append(copy.deepcopy(parts[0]))
     assert reason(forged) == "evidence.witnesses.ppkdp.parts: a background is listed twice"
+
+
+def test_a_ppk_witness_over_three_values_verifies():
+    # three values, the count of 1s: P[B | a] sums the rows of value a alone (a sum over the
+    # rows of the other values would count each background twice)
+    raw = {**GEO, "data": {"records": 2, "values": [0, 1, 2], "prior": ["1/3", "1/3", "1/3"]},
+           "mechanism": {"kind": "geometric_count", "counts": [1], "alpha": "1/2"},
+           "query": {"epsilon": "ln(3/2)", "delta": "0", "notions": ["ppkdp"]}}
+    _, cert = certify_check(parse_spec(raw))
+    cert = json.loads(dumps(cert))
+    assert len(cert["evidence"]["witnesses"]["ppkdp"]["parts"]) >= 1
+    assert verify_certificate(cert).status == (0, "certificate verified: the claim does not hold")

@@ -156,10 +156,10 @@ class Eps:
             return
         if m:
             self.rate = q(m.group(1), "spec.epsilon")
-        elif text == "0":
-            self.rate = ONE
         else:
             self.nats = q(text, "spec.epsilon")
+            if self.nats == 0:  # "0", "0/1", "-0": e^0 = 1 is rational
+                self.rate, self.nats = ONE, None
         if self.rate is not None and self.rate < 1 or self.nats is not None and self.nats < 0:
             raise Rejected(f"spec.epsilon: {text!r:.80} is negative")
 
@@ -195,6 +195,8 @@ def exp_sign(r: Fraction, x: Fraction) -> int:
     ``e^{|x|/m}`` raised to ``m``, refined until they separate (``e^x`` is irrational)."""
     if r <= 0:
         return -1
+    if x == 0:  # e^0 = 1 (the callers keep ε = 0 as a rate; this is the last guard)
+        return (r > 1) - (r < 1)
     if x >= r.numerator.bit_length():
         return -1
     if -x >= r.denominator.bit_length():
