@@ -132,3 +132,55 @@ def test_user_code_without_laws(tmp_path):
     assert any("no output laws of user code given" in n for n in out.recorded)
     assert "dp: the witness's masses under user code 'ones' were taken from the certificate" \
         in out.recorded
+
+
+def test_the_worst_pair_is_kept_wherever_it_comes(tmp_path):
+    # a thresholded count of the 0s (T = 2): the first count vector (two 0s) releases 2, the
+    # others ⊥, so δ(ln 2) = 1 comes from the first pairs and the last pairs give 0
+    cert = certificate({**DP, "mechanism": {"kind": "threshold_count", "counts": [0],
+                                            "threshold": 2},
+                        "query": {**DP["query"], "delta": "1"}})
+    assert cert["results"]["dp"]["delta"] == "1"
+    assert verify_certificate(cert).status[0] == 0
+
+
+def test_the_limit_counts_databases_for_a_mechanism_read_in_order():
+    # identity on 3 records: 2^3 = 8 databases (not 4 count vectors), over a limit of 6
+    cert = certificate({"data": {"records": 3, "values": [0, 1]},
+                        "mechanism": {"kind": "identity"},
+                        "query": {"epsilon": "ln(2)", "delta": "1", "notions": ["dp"]}})
+    assert verify_certificate(cert, 8).status[0] == 0
+    assert reason(cert, 6).startswith("spec: 2^3 databases exceed the checker's limit of 6")
+
+
+def test_witness_shapes_and_sides(fails):
+    forged = copy.deepcopy(fails)
+    forged["evidence"]["witnesses"]["dp"]["databases"] = [0, [0, 1]]
+    assert reason(forged) == ("evidence.witnesses.dp.databases: [0, [0, 1]] are not "
+                              "neighbouring databases")
+    side = copy.deepcopy(fails)
+    w = side["evidence"]["witnesses"]["dp"]
+    w["p_a"], w["delta"] = "1/2", "1/2"  # 1/2 − 2·0
+    assert reason(side) == (f"evidence.witnesses.dp.p_a: 1/2 in the certificate, the "
+                            f"mechanism gives 1 on {w['databases'][0]}")
+
+
+def test_messages_of_missing_and_unknown_laws(holds):
+    bare = copy.deepcopy(holds)
+    del bare["evidence"]["dp_laws"]
+    assert reason(bare) == "evidence.dp_laws: missing for a holding claim"
+    odd = copy.deepcopy(holds)
+    odd["evidence"]["dp_laws"]["by"] = "rows"
+    assert reason(odd) == "evidence.dp_laws.by: 'rows' is neither 'counts' nor 'databases'"
+
+
+def test_user_code_laws_are_recorded(tmp_path):
+    (tmp_path / "mine.py").write_text("def ones(db):\n    return sum(db)\n")
+    raw = {**DP, "mechanism": {"kind": "function", "function": "mine:ones", "symmetric": True},
+           "query": {**DP["query"], "delta": "1"}}
+    cert = certificate(raw, tmp_path)
+    assert cert["evidence"]["dp_laws"]["by"] == "counts"  # declared symmetric
+    out = verify_certificate(cert)
+    assert out.status[0] == 3
+    assert ("dp: the output laws of user code 'ones' were taken from the certificate, not "
+            "re-derived") in out.recorded
