@@ -162,11 +162,8 @@ def dp_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
         notes.append(Recorded(f"dp: the output laws of user code "
                               f"{spec['mechanism'].get('name')!r} were taken from the "
                               f"certificate, not re-derived"))
-    best = (ZERO, ZERO)
-    for d1 in dbs:
-        for d2 in _neighbours(d1, by_counts, values):
-            d = case_delta(own[d1], own[d2], eps)
-            best = d if eps.compare(d, best) > 0 else best
+    best = eps.worst(case_delta(own[d1], own[d2], eps)
+                     for d1 in dbs for d2 in _neighbours(d1, by_counts, values))
     notes.append(f"dp: recomputed δ over every neighbouring pair of {len(dbs)} "
                  f"{'count vectors' if by_counts else 'databases'}")
     return best

@@ -179,6 +179,13 @@ class Eps:
     def delta(self, a: Fraction, c: Fraction) -> tuple[Fraction, Fraction]:
         return (a - c * self.rate, ZERO) if self.rate is not None and c else (a, c)
 
+    def worst(self, deltas) -> tuple[Fraction, Fraction]:
+        """The largest of the δs ``(A, C)`` (the first of equal ones); 0 when there is none."""
+        best = (ZERO, ZERO)
+        for d in deltas:
+            best = d if self.compare(d, best) > 0 else best
+        return best
+
     def compare(self, x: tuple, y: tuple) -> int:
         """Sign of ``(A1 − C1·e^ε) − (A2 − C2·e^ε)``."""
         da, dc = x[0] - y[0], x[1] - y[1]

@@ -236,12 +236,7 @@ def check_partial(cert: dict, eps: Eps, notes: list, limit: int) -> tuple[dict, 
                                f"{show(listed[at]) if at in listed else 'missing'} in the "
                                f"certificate, {show(own[at]) if at in own else 'no such case'} "
                                f"recomputed")
-    worst: dict = {}
-    for notion, own in computed.items():
-        best = (ZERO, ZERO)
-        for d in own.values():
-            best = d if eps.compare(d, best) > 0 else best
-        worst[notion] = best
+    worst = {notion: eps.worst(own.values()) for notion, own in computed.items()}
     notes.append(f"recomputed {len(computed['apkdp'])} APK cases, {len(computed['ppkdp'])} "
                  f"PPK cases and Theorem 1's identity over {len(labels)} tables")
     return worst, tables

@@ -192,10 +192,7 @@ def relation_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
         inputs = {z for pair in own for z in pair}
         laws = {z: {out_key(o): p for o, p in mech(dec(json.loads(z))).items() if p}
                 for z in inputs}
-        best = (ZERO, ZERO)
-        for x, y in own:
-            d = case_delta(laws[x], laws[y], eps)
-            best = d if eps.compare(d, best) > 0 else best
+        best = eps.worst(case_delta(laws[x], laws[y], eps) for x, y in own)
         notes.append(f"dp: re-derived the {len(own)} ordered pairs of {over} and recomputed "
                      f"δ over them with the checker's own mechanism")
         return best
@@ -236,10 +233,7 @@ def relation_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
         notes.append(Recorded(f"dp: the {len(pairs)} ordered pairs were taken from the "
                               f"certificate, not re-derived ({over})"))
     _own_laws(spec, rel, laws, where, notes)
-    best = (ZERO, ZERO)
-    for x, y in pairs:
-        d = case_delta(laws[x], laws[y], eps)
-        best = d if eps.compare(d, best) > 0 else best
+    best = eps.worst(case_delta(laws[x], laws[y], eps) for x, y in pairs)
     notes.append(f"dp: recomputed δ over the {len(pairs)} ordered pairs")
     return best
 
