@@ -342,7 +342,7 @@ def family(
 @app.command()
 def compose(spec: SpecArg,
             k: Annotated[int | None, typer.Option(
-                "--k", help="Runs of SPEC's mechanism composed, at most 10000 (for "
+                "--k", help="Runs of SPEC's mechanism composed, at most 10^6 (for "
                             "composition.steps: repetitions of the steps, default 1).")] = None,
             accounting: Annotated[bool, typer.Option(
                 "--accounting", help="Also dp_accounting's pessimistic δ (plrv[accounting]).")]

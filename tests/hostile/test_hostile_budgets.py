@@ -147,12 +147,12 @@ def test_finishes_or_is_refused_by_the_budget(tmp_path, args, doc, verdicts):
 
 
 def test_compose_k_runs_refused_from_an_estimate(tmp_path):
-    """10,000 runs of randomized response would take hours exactly: the work is estimated
-    from the laws of one run (k + 1 loss values, integers growing by 9 bits a run) and
-    refused before the first product; raising limits.work lets a larger k through."""
+    """500,000 runs of randomized response would take minutes and gigabytes exactly: the
+    polynomial route's work is estimated from the laws of one run (k + 1 loss values,
+    integers growing by a few bits a run) and refused before the first product."""
     doc = mutate(mutate(RR, "data.records", 1), "query.delta", "1/2")
     spec = write(tmp_path, doc)
-    o = run(["compose", spec, "--k", "10000"])
+    o = run(["compose", spec, "--k", "500000"])
     assert_error(o, "limits.work", file=spec, max_len=400)
     _refused_before_working(o)
     assert_verdict(run(["compose", spec, "--k", "50"]), (0, 1))

@@ -30,7 +30,7 @@ from verifier.specs.compose import load_compose_spec
 
 __all__ = ["compose_spec"]
 
-MAX_RUNS = 10_000  # --k: more runs than this are refused before any work (see compose_spec)
+MAX_RUNS = 1_000_000  # --k: more runs are refused outright; below, the work is estimated first
 
 ENCLOSURE_NOTE = ("certified bounds, not exact values: every privacy-loss value was rounded "
                   "up (upper bounds) or down (lower bounds) onto the grid, and the exact value "
@@ -54,7 +54,8 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
         _positive(k, "--k")
         if k > MAX_RUNS:
             raise InvalidArgument(f"--k {k}: more than {MAX_RUNS} runs are refused (the exact "
-                                  f"law's integers grow with every run)", argument="--k",
+                                  f"law's integers grow with every run; smaller k is "
+                                  f"estimated before it starts)", argument="--k",
                                   value=k)
     if max_values is not None:
         _positive(max_values, "--max-values")
@@ -100,6 +101,7 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
 
     pair = witness_json(r.witness, False)  # the pair (a composition lists no outputs)
     pair.pop("outputs", None)
+    out["route"] = pair.pop("route", "tree")  # how the shown pair's law was computed
     out.update({"exact": True, "tight_delta": str(r.delta), "tight_epsilon": str(r.epsilon),
                 "holds": r.holds, "worst_case" if r.holds else "witness": pair,
                 "approx": {"tight_delta": r.delta.approx(), "tight_epsilon": r.epsilon.approx()}})

@@ -29,7 +29,7 @@ from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument, VerifierError
 from verifier.core.numbers import positive
 from verifier.model.mechanisms import Mechanism
-from verifier.notions.composition.exact import LossDistribution, compose
+from verifier.notions.composition.exact import LossDistribution, compose_law
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 
 __all__ = ["MissingExtra", "dp_accounting", "to_pld", "Comparison", "compare_composition",
@@ -160,7 +160,7 @@ def compare_composition(mech: Mechanism, relation: Relation, k: int, epsilon: ob
     accountant = mpq(0)
     for x, y in relation_pairs(relation, budget):
         one = LossDistribution.of(mech(x), mech(y))
-        d = compose([one] * k).privacy_loss().delta(eps)
+        d = compose_law([one] * k)[0].delta(eps)
         if exact is None or d.compare(exact) > 0:
             exact = d
         estimate = mpq(to_pld(one, interval).self_compose(k).get_delta_for_epsilon(ef))

@@ -28,7 +28,7 @@ and are not stored.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import reduce
@@ -43,7 +43,8 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import format_rational, probability
 
-__all__ = ["LossKind", "Loss", "LossLaw", "PrivacyLoss", "output_losses", "privacy_loss"]
+__all__ = ["LossKind", "Loss", "LossLaw", "SortedLaw", "PrivacyLoss", "output_losses",
+           "privacy_loss"]
 
 
 class LossKind(Enum):
@@ -100,8 +101,76 @@ def _denominator_lcm(values: Iterable[mpq]) -> mpz:
     return reduce(lcm, (mpq(v).denominator for v in values), mpz(1))
 
 
+class SortedLaw:
+    """Tight δ(ε) and ε(δ) of a law of ratios ``> 1`` kept in increasing order.
+
+    A subclass gives the number of atoms (``_size``), the ``j``-th ratio (``_ratio``, which
+    may be computed on demand), the suffix sums of the masses (``_suffixes``: ``sp[j]``,
+    ``sq[j]`` the ``P`` and ``Q`` mass of the atoms at index ``≥ j``, ``sp[n]`` the mass
+    where ``r = +∞``) and the integers ``infinite``, ``p_scale``, ``q_scale``.
+    """
+
+    __slots__ = ()
+    infinite: mpz
+    p_scale: mpz
+    q_scale: mpz
+
+    def _size(self) -> int:
+        raise NotImplementedError
+
+    def _ratio(self, j: int) -> mpq:
+        raise NotImplementedError
+
+    def _suffixes(self) -> tuple[Sequence[mpz], Sequence[mpz]]:
+        raise NotImplementedError
+
+    def _first_above(self, eps: Epsilon) -> int:
+        """Index of the first atom whose ratio exceeds ``e^ε`` (atoms are sorted)."""
+        n = self._size()
+        if eps.rate is not None:
+            rate = eps.rate
+            return bisect_right(range(n), rate, key=self._ratio)
+        return bisect_left(range(n), True, key=lambda j: compare_exp(self._ratio(j), eps) > 0)
+
+    def delta(self, eps: Epsilon) -> Delta:
+        """Tight δ at ε: ``P[r = ∞] + Σ_{r > E} (P(O) − E·Q(O))``, exact."""
+        if eps.infinite:
+            return Delta.make(mpq(self.infinite, self.p_scale), mpq(0), eps)
+        sp, sq = self._suffixes()
+        start = self._first_above(eps)
+        return Delta.make(mpq(sp[start], self.p_scale), mpq(sq[start], self.q_scale), eps)
+
+    def epsilon(self, delta: object) -> Epsilon:
+        """Tight ε at δ: the least ε ≥ 0 with δ(ε) ≤ δ, as ``ln`` of a rational, 0 or ∞."""
+        d = probability(delta, "delta")
+        if mpq(self.infinite, self.p_scale) > d:
+            return Epsilon.INF
+        n = self._size()
+        sp, sq = self._suffixes()
+
+        # δ(r_j) = sp[j+1]/p_scale − r_j·sq[j+1]/q_scale ≤ d, compared in integers (cheaper
+        # than rationals with thousand-digit denominators): multiply through by
+        # p_scale·q_scale·den(r_j)·den(d) > 0
+        dn, dd = d.numerator, d.denominator
+        scales = self.p_scale * self.q_scale
+
+        def at_most_d(j: int) -> bool:
+            r = self._ratio(j)
+            rn, rd = r.numerator, r.denominator
+            lhs = (sp[j + 1] * self.q_scale * rd - rn * sq[j + 1] * self.p_scale) * dd
+            return lhs <= dn * scales * rd
+
+        # δ(r_j) is non-increasing in j; find the least j with δ(r_j) ≤ d
+        # (δ(r_{n-1}) = P[r = ∞] ≤ d, so the answer is < n when n > 0)
+        lo = bisect_left(range(n), True, key=at_most_d)
+        a, c = mpq(sp[lo], self.p_scale), mpq(sq[lo], self.q_scale)
+        if lo == 0 and a - c <= d:  # δ(E = 1) ≤ d
+            return Epsilon.ZERO
+        return Epsilon.log((a - d) / c)
+
+
 @dataclass(frozen=True, slots=True)
-class PrivacyLoss:
+class PrivacyLoss(SortedLaw):
     """The law of the likelihood ratio, restricted to ratios ``> 1``.
 
     ``atoms`` are ``(ratio, p, q)`` with finite ``ratio > 1``, sorted and merged by ratio,
@@ -173,13 +242,11 @@ class PrivacyLoss:
         """``(ratio, P-mass, Q-mass)`` of every stored ratio ``> 1``, as rationals."""
         return tuple((r, mpq(p, self.p_scale), mpq(q, self.q_scale)) for r, p, q in self.atoms)
 
-    # -- δ at ε -------------------------------------------------------------
-    def _first_above(self, eps: Epsilon) -> int:
-        """Index of the first atom whose ratio exceeds ``e^ε`` (atoms are sorted)."""
-        if eps.rate is not None:
-            return bisect_right(self.atoms, eps.rate, key=lambda atom: atom[0])
-        return bisect_left(range(len(self.atoms)), True,
-                           key=lambda j: compare_exp(self.atoms[j][0], eps) > 0)
+    def _size(self) -> int:
+        return len(self.atoms)
+
+    def _ratio(self, j: int) -> mpq:
+        return self.atoms[j][0]
 
     def _suffixes(self) -> tuple[list[mpz], list[mpz]]:
         """``sp[j]``, ``sq[j]``: P and Q mass of the atoms at index ≥ j (P with ``+∞``)."""
@@ -193,46 +260,6 @@ class PrivacyLoss:
             object.__setattr__(self, "_suffix", (sp, sq))
         assert self._suffix is not None
         return self._suffix
-
-    def _sums(self, start: int) -> tuple[mpz, mpz]:
-        sp, sq = self._suffixes()
-        return sp[start], sq[start]
-
-    def delta(self, eps: Epsilon) -> Delta:
-        """Tight δ at ε: ``P[r = ∞] + Σ_{r > E} (P(O) − E·Q(O))``, exact."""
-        if eps.infinite:
-            return Delta.make(mpq(self.infinite, self.p_scale), mpq(0), eps)
-        p, q = self._sums(self._first_above(eps))
-        return Delta.make(mpq(p, self.p_scale), mpq(q, self.q_scale), eps)
-
-    # -- ε at δ -------------------------------------------------------------
-    def epsilon(self, delta: object) -> Epsilon:
-        """Tight ε at δ: the least ε ≥ 0 with δ(ε) ≤ δ, as ``ln`` of a rational, 0 or ∞."""
-        d = probability(delta, "delta")
-        if mpq(self.infinite, self.p_scale) > d:
-            return Epsilon.INF
-        n = len(self.atoms)
-        sp, sq = self._suffixes()
-
-        # δ(r_j) = sp[j+1]/p_scale − r_j·sq[j+1]/q_scale ≤ d, compared in integers (cheaper
-        # than rationals with thousand-digit denominators): multiply through by
-        # p_scale·q_scale·den(r_j)·den(d) > 0
-        dn, dd = d.numerator, d.denominator
-        scales = self.p_scale * self.q_scale
-
-        def at_most_d(j: int) -> bool:
-            r = self.atoms[j][0]
-            rn, rd = r.numerator, r.denominator
-            lhs = (sp[j + 1] * self.q_scale * rd - rn * sq[j + 1] * self.p_scale) * dd
-            return lhs <= dn * scales * rd
-
-        # δ(r_j) is non-increasing in j; find the least j with δ(r_j) ≤ d
-        # (δ(r_{n-1}) = P[r = ∞] ≤ d, so the answer is < n when n > 0)
-        lo = bisect_left(range(n), True, key=at_most_d)
-        a, c = mpq(sp[lo], self.p_scale), mpq(sq[lo], self.q_scale)
-        if lo == 0 and a - c <= d:  # δ(E = 1) ≤ d
-            return Epsilon.ZERO
-        return Epsilon.log((a - d) / c)
 
     # -- the whole curve ------------------------------------------------------
     def profile(self) -> tuple[tuple[mpq, mpq], ...]:

@@ -42,7 +42,7 @@ from verifier.notions.composition.adaptive import (
     leaves_loss,
     step_of,
 )
-from verifier.notions.composition.exact import LossDistribution, compose, compose_mechanisms
+from verifier.notions.composition.exact import LossDistribution, compose_law, compose_mechanisms
 from verifier.notions.composition.grid import Grid, GridLoss, parse_grid
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import LossLaw, _denominator_lcm
@@ -146,7 +146,7 @@ def _independent(mechs: Sequence[Mechanism], always: bool, grid: Grid | None,
         parts = [LossDistribution.of(m(x), m(y)) for m in mechs]
         if not always:
             try:
-                exact = compose(parts, max_values).privacy_loss()
+                exact, _ = compose_law(parts, max_values)
                 return exact, exact, None
             except BudgetExceeded as exc:
                 if getattr(exc, "key", None) != "limits.loss_values":

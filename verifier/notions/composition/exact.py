@@ -34,12 +34,13 @@ from verifier.core.epsilon import parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import probability
 from verifier.model.mechanisms import Mechanism
+from verifier.notions.composition.polynomial import MAX_VARIABLES, plan_polynomial
 from verifier.notions.dp.neighbours import Relation, relation_pairs
-from verifier.notions.loss import PrivacyLoss, _denominator_lcm, _integer_row
+from verifier.notions.loss import LossLaw, PrivacyLoss, _denominator_lcm, _integer_row
 from verifier.notions.result import Case, NotionResult, summarize
 
-__all__ = ["LossDistribution", "compose", "compose_mechanisms", "composition_work",
-           "DEFAULT_MAX_VALUES"]
+__all__ = ["LossDistribution", "compose", "compose_law", "compose_mechanisms",
+           "composition_work", "DEFAULT_MAX_VALUES", "ROUTES"]
 
 DEFAULT_MAX_VALUES = 1_000_000  # distinct loss values kept by a composition
 
@@ -183,22 +184,51 @@ def compose(losses: Iterable[LossDistribution],
     return out
 
 
+ROUTES = ("polynomial", "convolution")
+
+
+def compose_law(losses: Sequence[LossDistribution], max_values: int = DEFAULT_MAX_VALUES,
+                budget: Budget | None = None, route: str | None = None
+                ) -> tuple[LossLaw, str]:
+    """``(law, route)``: the composed privacy loss, answering δ(ε) and ε(δ) exactly, and the
+    route that computed it. ``"polynomial"`` (:mod:`verifier.notions.composition.polynomial`)
+    whenever the ratios have at most ``MAX_VARIABLES`` multiplicative generators, else
+    ``"convolution"`` (:func:`compose`: every product of atoms, merged by ratio). Both
+    estimate their work before starting; ``route`` forces one (the other engine, for tests).
+    """
+    if route not in (None, *ROUTES):
+        raise InvalidArgument(f"route {route!r} is not one of {', '.join(ROUTES)}",
+                              argument="route", value=route)
+    if route != "convolution":
+        plan = plan_polynomial(losses, budget, max_values)
+        if plan is not None:
+            return plan.run(), "polynomial"
+        if route == "polynomial":
+            raise InvalidArgument(f"the ratios need more than {MAX_VARIABLES} generators: "
+                                  f"no polynomial route", argument="route", value=route)
+    return compose(losses, max_values, budget).privacy_loss(), "convolution"
+
+
 def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
-               max_values: int, budget: Budget | None = None) -> Case:
+               max_values: int, budget: Budget | None = None,
+               route: str | None = None) -> Case:
     laws: dict[int, LossDistribution] = {}  # one law per distinct mechanism object
-    loss = compose([laws.setdefault(id(m), LossDistribution.of(m(x), m(y))) for m in mechs],
-                   max_values, budget)
+    for m in mechs:
+        if id(m) not in laws:
+            laws[id(m)] = LossDistribution.of(m(x), m(y))
+    law, used = compose_law([laws[id(m)] for m in mechs], max_values, budget, route)
     key = "inputs" if relation.inputs else "databases"
     return Case({"relation": relation.name, key: [list(x), list(y)],
-                 "mechanisms": [m.name for m in mechs]}, loss.privacy_loss())
+                 "mechanisms": [m.name for m in mechs], "route": used}, law)
 
 
 def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: object = "0",
                        delta: object = "0", budget: Budget | None = None,
-                       max_values: int = DEFAULT_MAX_VALUES) -> NotionResult:
+                       max_values: int = DEFAULT_MAX_VALUES, route: str | None = None
+                       ) -> NotionResult:
     """Decide (ε, δ)-DP of ``M_1 × … × M_k`` (run on the same input, independently) under
     ``relation``, exactly: the worst pair's product loss (a k-fold composition is
-    ``[M] * k``).
+    ``[M] * k``), by :func:`compose_law` (each pair's label names the route).
 
     >>> from verifier.model.mechanisms import randomized_response
     >>> from verifier.notions.dp.neighbours import replace_one
@@ -213,6 +243,6 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
         raise InvalidArgument("compose_mechanisms needs at least one mechanism",
                               argument="mechs", value=[])
     budget = budget or Budget()
-    cases = (_pair_case(mechs, x, y, relation, max_values, budget)
+    cases = (_pair_case(mechs, x, y, relation, max_values, budget, route)
              for x, y in relation_pairs(relation, budget))
     return summarize("dp", cases, eps, d)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import permutations
+from typing import cast
 
 from gmpy2 import mpq, mpz
 
@@ -89,7 +90,7 @@ class Table:
         out.update(extra)
         return out
 
-    def apk_losses(self, a: Hashable, b: Hashable) -> dict[Hashable, PrivacyLoss]:
+    def apk_losses(self, a: Hashable, b: Hashable) -> dict[Hashable, PrivacyLoss | ShiftLoss]:
         """``B̂ ↦`` the APK loss of ``(a, b)``, for every ``B̂`` with ``P[D(i)=a, ζ=B̂] > 0``."""
         key = (a, b)
         if key not in self._losses:
@@ -164,8 +165,10 @@ def _ppk(t: Table, a: Hashable, b: Hashable) -> PrivacyLoss | None:
     if (a, b) not in t._mixtures:
         jt = t.table
         # weights P[D(i)=a, ζ(D)=B]: the mixture normalises them to P[ζ(D)=B | D(i)=a]
+        # (not a shift table: every APK loss is a PrivacyLoss)
+        losses = cast(dict[Hashable, PrivacyLoss], t.apk_losses(a, b))
         t._mixtures[(a, b)] = None if jt.p_value(a) == 0 else PrivacyLoss.mixture(
-            (jt.p_background(a, bg), loss) for bg, loss in t.apk_losses(a, b).items())
+            (jt.p_background(a, bg), loss) for bg, loss in losses.items())
     return t._mixtures[(a, b)]
 
 
