@@ -148,7 +148,7 @@ def test_grid_and_mode_arguments():
     with pytest.raises(InvalidArgument, match="enclosure"):
         enclose_composition([RR], ONE, mode="sometimes")
     with pytest.raises(BudgetExceeded, match="coarser grid"):
-        enclose_composition([RR] * 3, ONE, mode="always", grid="ln(101/100)", max_values=50)
+        enclose_composition([RR] * 3, ONE, mode="always", grid="ln(101/100)", max_values=3)
 
 
 def test_grid_index_is_exact_at_powers():
@@ -231,3 +231,31 @@ def test_cli_budget_enclosure(tmp_path):
     assert lo <= worst.value <= hi
     assert CliRunner().invoke(app, ["compose", str(path), "--k", "3", "--max-values",
                                     "1"]).exit_code == 2
+
+
+def test_the_budget_counts_distinct_grid_values_not_the_span():
+    """100 runs of randomized response (ratio 3) on the grid ln(1025/1024): the composed
+    loss spans 2·100·1125 grid points, but has 101 values — within a budget of 101."""
+    grid = "ln(1025/1024)"
+    exact = compose_mechanisms([RR] * 100, ONE, "ln(2)", "1/10")
+    r = enclose_composition([RR] * 100, ONE, "ln(2)", "1/10", mode="always", grid=grid,
+                            max_values=101)
+    assert isinstance(r, CompositionEnclosure)
+    assert r.delta_lo <= exact.delta <= r.delta_hi
+    assert r.epsilon_lo.compare(exact.epsilon) <= 0 <= r.epsilon_hi.compare(exact.epsilon)
+    with pytest.raises(BudgetExceeded, match="distinct grid values"):
+        enclose_composition([RR] * 100, ONE, "ln(2)", "1/10", mode="always", grid=grid,
+                            max_values=100)
+    with pytest.raises(BudgetExceeded, match="powers"):  # the exact bounds would be huge
+        enclose_composition([RR] * 100, ONE, "ln(2)", "1/10", mode="always",
+                            grid=f"ln({2 ** 40 + 1}/{2 ** 40})")
+
+
+def test_a_grid_holding_the_support_encloses_exactly():
+    """Every ratio of k-fold randomized response (truth 3/4) is a power of 3: on the grid
+    ln(3) neither rounding moves a loss, so both bounds are the exact values."""
+    exact = compose_mechanisms([RR] * 40, ONE, "ln(2)", "1/10")
+    r = enclose_composition([RR] * 40, ONE, "ln(2)", "1/10", mode="always", grid="ln(3)")
+    assert isinstance(r, CompositionEnclosure)
+    assert r.delta_lo == r.delta_hi == exact.delta
+    assert r.epsilon_lo == r.epsilon_hi == exact.epsilon

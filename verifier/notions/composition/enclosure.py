@@ -9,7 +9,8 @@ bound. The argument, with its references, is in :mod:`verifier.notions.compositi
 δ(ε) = E_P[(1 − e^{ε−L})_+] + P[L = ∞] is non-decreasing
 in ``L``, and rounding every term of ``L = Σ_j L_j`` in one direction moves the composed
 loss pointwise in that direction. Independent mechanisms are rounded one by one and composed
-on the grid (the exponents add, so at most ``Σ_j (span_j/ln γ + 2) + 1`` values); an
+on the grid (the exponents add: a product of Laurent polynomials, whose distinct values —
+not the grid's span — are counted against the budget); an
 adaptive composition's output tree is enumerated exactly and its leaves are rounded.
 
 The result is an interval ``[δ_lo, δ_hi]`` at the claimed ε (each end exact: a rational, or
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import reduce
 from typing import Any
 
 from gmpy2 import mpq, mpz
@@ -44,6 +44,7 @@ from verifier.notions.composition.adaptive import (
 )
 from verifier.notions.composition.exact import LossDistribution, compose_law, compose_mechanisms
 from verifier.notions.composition.grid import Grid, GridLoss, parse_grid
+from verifier.notions.composition.polynomial import univariate_terms
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import LossLaw, _denominator_lcm
 from verifier.notions.result import NotionResult
@@ -52,6 +53,7 @@ __all__ = ["CompositionEnclosure", "enclose_composition", "choose_grid", "ENCLOS
            "DEFAULT_GRID_POINTS"]
 
 ENCLOSURE_MODES = ("auto", "never", "always")
+MAX_POWER_BITS = 1 << 26  # bits of the largest power γ^j an enclosure's exact bounds may hold
 DEFAULT_GRID_POINTS = 4096  # grid values an automatic grid aims at (at most limits.loss_values)
 _GRID_CANDIDATES = tuple([mpq(2 ** e + 1, 2 ** e) for e in range(24, -1, -1)]
                          + [mpq(2 ** (2 ** i)) for i in range(1, 12)])  # γ, finest first
@@ -90,9 +92,11 @@ def _span(ratios: Sequence[mpq]) -> mpq:
 
 def choose_grid(spans: Sequence[mpq], target: int) -> Grid:
     """The finest ``γ`` of ``1 + 2^-e`` (e = 24..0), then ``2^(2^i)``, for which losses
-    spanning ``spans`` nats (upper bounds) compose to at most ``target`` grid values: each
-    loss rounded onto the grid spans at most ``⌊span/ln γ⌋ + 2`` consecutive points, and
-    the composition at most ``Σ_j (⌊span_j/ln γ⌋ + 1) + 1``."""
+    spanning ``spans`` nats (upper bounds) compose to a span of at most ``target`` grid
+    points: each loss rounded onto the grid spans at most ``⌊span/ln γ⌋ + 2`` consecutive
+    points, and the composition at most ``Σ_j (⌊span_j/ln γ⌋ + 1) + 1``. (The span, not the
+    count of values, sets the cost here: the bounds are exact rationals in ``γ^j``, whose
+    integers grow with the largest exponent ``j``.)"""
     floor_count = len(spans) + 1
     for base in _GRID_CANDIDATES:
         g_lo = log_bounds(base, 64)[0]
@@ -105,33 +109,42 @@ def choose_grid(spans: Sequence[mpq], target: int) -> Grid:
                    ", or compose fewer mechanisms")
 
 
-def _grid_count(parts: Sequence[GridLoss]) -> int:
-    return sum((max(p.masses) - min(p.masses) for p in parts if p.masses), 1)
+Component = tuple[list[tuple[mpq, mpz]], mpz, mpz]  # (ratio, P-mass) atoms, +∞ mass, scale
 
 
-def _rounded(parts: Sequence[tuple[list[tuple[mpq, mpz]], mpz, mpz]], grid: Grid | None,
+def _rounded(parts: Sequence[tuple[Component, int]], grid: Grid | None,
              max_values: int) -> tuple[GridLoss, GridLoss, Grid]:
-    """``(lower, upper, grid)``: the losses ``(atoms, infinite, p_scale)`` rounded down and up
-    onto ``grid`` (chosen when None) and composed on it."""
+    """``(lower, upper, grid)``: the losses ``(atoms, infinite, p_scale)``, each run
+    ``copies`` times, rounded down and up onto ``grid`` (chosen when None) and composed on
+    it; the composed grid values are counted (not the grid's span) against ``max_values``."""
     if grid is None:
-        grid = choose_grid([_span([r for r, _ in atoms]) for atoms, _, _ in parts],
-                           min(max_values, DEFAULT_GRID_POINTS))
+        grid = choose_grid([_span([r for r, _ in atoms]) for (atoms, _, _), c in parts
+                            for _ in range(c)], min(max_values, DEFAULT_GRID_POINTS))
     out = []
     for up in (False, True):
-        losses = [GridLoss.of(atoms, inf, scale, grid, up) for atoms, inf, scale in parts]
-        size = _grid_count(losses)
+        losses = [(GridLoss.of(atoms, inf, scale, grid, up), c)
+                  for (atoms, inf, scale), c in parts]
+        finite = [(g.masses, c) for g, c in losses if g.masses]
+        size = univariate_terms(finite) if len(finite) == len(losses) else 1
         if size > max_values:
-            raise exceeded("loss_values", f"enclosure on the grid {grid}: grid values",
+            raise exceeded("loss_values", f"enclosure on the grid {grid}: distinct grid values",
                            format_size(size), max_values, ", or give a coarser grid")
-        out.append(reduce(GridLoss.compose, losses))
+        reach = sum(c * max((abs(j) for j in g.masses), default=0) for g, c in losses)
+        bits = reach * (grid.base.numerator.bit_length() + grid.base.denominator.bit_length())
+        if bits > MAX_POWER_BITS:
+            raise exceeded("loss_values", f"enclosure on the grid {grid}: the bounds' powers "
+                           f"γ^j reach j = {format_size(reach)}, integers of "
+                           f"{format_size(bits)} bits (limit {format_size(MAX_POWER_BITS)})",
+                           format_size(size), max_values, "; give a coarser grid")
+        out.append(GridLoss.product(losses))
     return out[0], out[1], grid
 
 
-def _component(loss: LossDistribution) -> tuple[list[tuple[mpq, mpz]], mpz, mpz]:
+def _component(loss: LossDistribution) -> Component:
     return [(r, p) for r, p, _ in loss.atoms], loss.infinite, loss.p_scale
 
 
-def _leaves_component(leaves: Leaves) -> tuple[list[tuple[mpq, mpz]], mpz, mpz]:
+def _leaves_component(leaves: Leaves) -> Component:
     scale = _denominator_lcm([*(pq[0] for pq in leaves.ratios.values()), leaves.infinite])
     atoms = [(r, mpz((pq[0] * scale).numerator)) for r, pq in leaves.ratios.items()]
     return atoms, mpz((leaves.infinite * scale).numerator), mpz(scale)
@@ -143,7 +156,13 @@ PairBounds = tuple[LossLaw, LossLaw, Grid | None]
 def _independent(mechs: Sequence[Mechanism], always: bool, grid: Grid | None,
                  max_values: int) -> Callable[[tuple, tuple], PairBounds]:
     def bounds(x: tuple, y: tuple) -> PairBounds:
-        parts = [LossDistribution.of(m(x), m(y)) for m in mechs]
+        laws: dict[int, LossDistribution] = {}  # one law per distinct mechanism object
+        copies: dict[int, int] = {}
+        for m in mechs:
+            if id(m) not in laws:
+                laws[id(m)] = LossDistribution.of(m(x), m(y))
+            copies[id(m)] = copies.get(id(m), 0) + 1
+        parts = [laws[id(m)] for m in mechs]
         if not always:
             try:
                 exact, _ = compose_law(parts, max_values)
@@ -151,7 +170,8 @@ def _independent(mechs: Sequence[Mechanism], always: bool, grid: Grid | None,
             except BudgetExceeded as exc:
                 if getattr(exc, "key", None) != "limits.loss_values":
                     raise
-        return _rounded([_component(p) for p in parts], grid, max_values)
+        return _rounded([(_component(laws[i]), c) for i, c in copies.items()], grid,
+                        max_values)
     return bounds
 
 
@@ -162,7 +182,7 @@ def _adaptive(steps: Sequence[Step], always: bool, grid: Grid | None, max_values
         if not always and len(leaves.ratios) <= max_values:
             exact = leaves_loss(leaves, max_values).privacy_loss()
             return exact, exact, None
-        return _rounded([_leaves_component(leaves)], grid, max_values)
+        return _rounded([(_leaves_component(leaves), 1)], grid, max_values)
     return bounds
 
 

@@ -27,7 +27,9 @@ Since ``δ_lo(ε) ≤ δ(ε) ≤ δ_hi(ε)`` for every ε and each is non-increa
 The grid is ``{j·ln γ : j ∈ Z}`` for a rational ``γ > 1``, so every grid loss is the log of
 the rational ``γ^j``, every bound is ``A − C·e^ε`` with rationals ``A = P[L⁺ > ε]``
 (with ``+∞``) and ``C = Σ_{γ^j > E} P_j·γ^{−j}``, and sums of grid losses stay on the grid
-(the exponents add): a composition keeps at most ``Σ_j (span_j / ln γ + 1) + 1`` values.
+(the exponents add): a composition is a product of Laurent polynomials in ``x = γ`` and keeps
+at most as many values as :func:`~verifier.notions.composition.polynomial.univariate_terms`
+counts (``k`` runs of a loss with two grid values have ``k + 1``, whatever the grid).
 Which grid point a ratio goes to is decided with MPFR intervals at rising precision and,
 where an interval holds an integer, by an exact comparison with the power of ``γ``.
 """
@@ -35,8 +37,10 @@ where an interval holds an integer, by an exact comparison with the power of ``�
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import reduce
+from operator import mul
 
 from gmpy2 import mpq, mpz
 
@@ -45,6 +49,7 @@ from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument, InvalidNumber
 from verifier.core.numbers import format_rational, probability
+from verifier.notions.composition.polynomial import univariate_product
 
 __all__ = ["Grid", "GridLoss", "parse_grid"]
 
@@ -158,6 +163,24 @@ class GridLoss:
     @property
     def values(self) -> int:
         return len(self.masses)
+
+    @staticmethod
+    def product(parts: Sequence[tuple[GridLoss, int]]) -> GridLoss:
+        """The loss of independent releases of ``copies`` runs of each part: the grid
+        exponents add, so the composed masses are the coefficients of the product of the
+        Laurent polynomials ``Σ_j masses[j]·x^j`` raised to the copies
+        (:func:`~verifier.notions.composition.polynomial.univariate_product`)."""
+        grid = parts[0][0].grid
+        if any(g.grid != grid for g, _ in parts):
+            raise InvalidArgument("grid losses on different grids do not compose",
+                                  argument="grid", value=[str(g.grid) for g, _ in parts])
+        p_scale = reduce(mul, (g.p_scale ** c for g, c in parts), mpz(1))
+        finite = reduce(mul, ((g.p_scale - g.infinite) ** c for g, c in parts), mpz(1))
+        masses: dict[int, mpz] = {}
+        if all(g.masses for g, _ in parts):
+            low, stride, coeffs = univariate_product([(g.masses, c) for g, c in parts])
+            masses = {low + stride * i: c for i, c in enumerate(coeffs) if c}
+        return GridLoss(grid, masses, p_scale - finite, p_scale)
 
     def compose(self, other: GridLoss) -> GridLoss:
         """The loss of independent releases: exponents add, ``P``-masses multiply."""

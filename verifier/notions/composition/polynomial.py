@@ -35,7 +35,7 @@ only where a comparison needs them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from math import comb, gcd
@@ -50,8 +50,8 @@ from verifier.notions.composition.basis import Basis, basis_of
 from verifier.notions.composition.monomials import monomial_value, order_above_one
 from verifier.notions.loss import SortedLaw
 
-__all__ = ["PolynomialLoss", "PolynomialPlan", "plan_polynomial", "MAX_VARIABLES",
-           "SMALL_TERMS"]
+__all__ = ["PolynomialLoss", "PolynomialPlan", "plan_polynomial", "miller_power",
+           "univariate_product", "univariate_terms", "MAX_VARIABLES", "SMALL_TERMS"]
 
 MAX_VARIABLES = 8   # generators beyond which the convolution route is used instead
 SMALL_TERMS = 8     # univariate powers of at most this many terms run Miller's recurrence
@@ -156,11 +156,10 @@ def _terms_bound(parts: Sequence[_Part], d: int) -> int:
     ``copies`` atoms depends only on how many of each were taken)."""
     if d == 0 or any(not x.p for x in parts):
         return 1
+    if d == 1:
+        return univariate_terms([({e[0]: mpz(1) for e in x.exponents}, x.copies) for x in parts])
     spans = [sum(x.copies * (max(e[i] for e in x.exponents) - min(e[i] for e in x.exponents))
                  for x in parts) for i in range(d)]
-    if d == 1:
-        stride = reduce(gcd, (e[0] - x.exponents[0][0] for x in parts for e in x.exponents), 0)
-        spans = [spans[0] // stride if stride else 0]
     by_span = reduce(mul, (s + 1 for s in spans), 1)
     by_count = reduce(mul, (comb(x.copies + len(x.p) - 1, len(x.p) - 1) for x in parts), 1)
     return min(by_span, by_count)
@@ -215,36 +214,52 @@ def _spread(coeffs: list[mpz], factor: int) -> list[mpz]:
     return out
 
 
-def _times(a: tuple[int, int, list, list], b: tuple[int, int, list, list]
-           ) -> tuple[int, int, list, list]:
-    low_a, sa, pa, qa = a
-    low_b, sb, pb, qb = b
+def _times(a: tuple[int, int, list], b: tuple[int, int, list]) -> tuple[int, int, list]:
+    (low_a, sa, x), (low_b, sb, y) = a, b
     s = gcd(sa, sb)
-    fa, fb = sa // s, sb // s
-
-    def product(x: list, y: list) -> list:
-        return [mpz(c) for c in (_flint(_spread(x, fa)) * _flint(_spread(y, fb))).coeffs()]
-
-    return low_a + low_b, s, product(pa, pb), product(qa, qb)
+    product = _flint(_spread(x, sa // s)) * _flint(_spread(y, sb // s))
+    return low_a + low_b, s, [mpz(c) for c in product.coeffs()]
 
 
-def _univariate(parts: Sequence[_Part]) -> tuple[int, int, list, list]:
-    """``(low, stride, P, Q)``: the composed coefficients of ``x^{low + stride·j}``."""
+def univariate_product(parts: Sequence[tuple[Mapping[int, mpz], int]]
+                       ) -> tuple[int, int, list[mpz]]:
+    """``(low, stride, c)`` with ``Π_j (Σ_e m_j[e]·x^e)^{copies_j} = Σ_i c_i·x^{low + stride·i}``
+    for ``parts = [(m_j, copies_j)]`` (exponent ↦ positive integer, non-empty)."""
     powered = []
-    for x in parts:
-        exps = [e[0] for e in x.exponents]
-        low = min(exps)
-        stride = reduce(gcd, (e - low for e in exps), 0) or 1
-        size = (max(exps) - low) // stride + 1
-        pc, qc = [mpz(0)] * size, [mpz(0)] * size
-        for e, p, q in zip(exps, x.p, x.q, strict=True):
-            pc[(e - low) // stride] = p
-            qc[(e - low) // stride] = q
-        powered.append((low * x.copies, stride, _power(pc, x.copies), _power(qc, x.copies)))
+    for masses, copies in parts:
+        low = min(masses)
+        stride = reduce(gcd, (e - low for e in masses), 0) or 1
+        coeffs = [mpz(0)] * ((max(masses) - low) // stride + 1)
+        for e, c in masses.items():
+            coeffs[(e - low) // stride] = mpz(c)
+        powered.append((low * copies, stride, _power(coeffs, copies)))
     while len(powered) > 1:  # a balanced product tree
         powered = [_times(powered[i], powered[i + 1]) if i + 1 < len(powered) else powered[i]
                    for i in range(0, len(powered), 2)]
     return powered[0]
+
+
+def univariate_terms(parts: Sequence[tuple[Mapping[int, mpz], int]]) -> int:
+    """An upper bound on the terms of :func:`univariate_product`: the exponent span over the
+    common stride, plus one, and at most ``Π_j C(copies_j + v_j − 1, v_j − 1)``."""
+    lows = [min(m) for m, _ in parts]
+    stride = reduce(gcd, (e - low for (m, _), low in zip(parts, lows, strict=True)
+                          for e in m), 0)
+    span = sum(copies * (max(m) - low) for (m, copies), low in zip(parts, lows, strict=True))
+    by_count = reduce(mul, (comb(copies + len(m) - 1, len(m) - 1) for m, copies in parts), 1)
+    return min(span // stride + 1 if stride else 1, by_count)
+
+
+def _univariate(parts: Sequence[_Part]) -> tuple[int, int, list, list]:
+    """``(low, stride, P, Q)``: the composed coefficients of ``x^{low + stride·j}``."""
+    def channel(masses: str) -> tuple[int, int, list]:
+        return univariate_product([({e[0]: c for e, c in zip(x.exponents, getattr(x, masses),
+                                                              strict=True)}, x.copies)
+                                   for x in parts])
+
+    low, stride, pc = channel("p")
+    _, _, qc = channel("q")
+    return low, stride, pc, qc
 
 
 def _from_univariate(g: mpq, low: int, stride: int, pc: list, qc: list, infinite: mpz,
