@@ -1,0 +1,143 @@
+"""Exact composition: the polynomial route against an independent binomial reference and
+dp_accounting's PLD, timed in the same run (best of three), exact results asserted equal.
+
+    python benchmarks/composition.py            # k = 1000 and 10,000, bivariate, heterogeneous
+    python benchmarks/composition.py --large    # also k = 100,000 (about 4 GB)
+
+Reference: k-fold randomized response (truth 3/4, replace-one) by its binomial sum, in plain
+Python integers (it imports nothing from plrv): j truthful answers out of k have
+``P = C(k, j)·3^j/4^k``, ``Q = C(k, j)·3^(k−j)/4^k`` and ratio ``3^(2j−k)``, so
+``δ(ln E) = Σ_{3^(2j−k) > E} (P − E·Q)``; the coefficients are produced by the recurrence
+``C(k, j+1)·3^(j+1) = C(k, j)·3^j·3·(k − j)/(j + 1)``. ε(10⁻⁶) is found by bisection over
+the same atoms. dp_accounting's PLD (pessimistic, default discretisation 10⁻⁴) is timed on
+the same mechanism where it is installed (``pip install -e '.[accounting]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import resource
+import sys
+import time
+from fractions import Fraction
+from math import comb
+
+
+def reference(k: int, e_rate: Fraction, delta: Fraction) -> tuple[Fraction, Fraction]:
+    """``(δ(ln e_rate), E)`` of k-fold randomized response, ``E = e^ε`` the tight ε at
+    ``delta``, with integers only (over the common scale 4^k)."""
+    p = [0] * (k + 1)  # P-masses × 4^k, j = number of truthful answers
+    c = 1
+    for j in range(k + 1):
+        p[j] = c
+        c = c * 3 * (k - j) // (j + 1)
+    q = p[::-1]  # Q-masses: the mirror image
+    # ratio 3^(2j−k) > E ⇔ j > j0; suffix sums from the top
+    sp, sq = [0] * (k + 2), [0] * (k + 2)
+    for j in range(k, -1, -1):
+        sp[j], sq[j] = sp[j + 1] + p[j], sq[j + 1] + q[j]
+    scale = 4 ** k
+
+    def first_above(rate: Fraction) -> int:
+        lo, hi = 0, k + 1  # least j with 3^(2j−k) > rate
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if Fraction(3) ** (2 * mid - k) > rate:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    j = first_above(e_rate)
+    d = Fraction(sp[j] - e_rate * sq[j], scale)
+
+    def at_most(j: int) -> bool:  # δ at E = 3^(2j−k), atoms above j, ≤ delta
+        r = Fraction(3) ** (2 * j - k)
+        return Fraction(sp[j + 1], scale) - r * Fraction(sq[j + 1], scale) <= delta
+
+    lo, hi = first_above(Fraction(1)), k
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if at_most(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    a, cq = Fraction(sp[lo], scale), Fraction(sq[lo], scale)
+    return d, (a - delta) / cq
+
+
+def best(f, runs: int = 3) -> tuple[float, object]:
+    times, out = [], None
+    for _ in range(runs):
+        t = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t)
+    return min(times), out
+
+
+def plrv_rr(k: int):
+    from verifier.core.distribution import Dist
+    from verifier.core.epsilon import parse_epsilon
+    from verifier.notions.composition.exact import LossDistribution, compose_law
+
+    rr = LossDistribution.of(Dist({0: "3/4", 1: "1/4"}), Dist({0: "1/4", 1: "3/4"}))
+    law, route = compose_law([rr] * k, max_values=10**7)
+    assert route == "polynomial"
+    return law.delta(parse_epsilon("ln(2)")), law.epsilon("1/1000000")
+
+
+def accounting_rr(k: int) -> float | None:
+    try:
+        from dp_accounting.pld import privacy_loss_distribution as pld
+    except ImportError:
+        return None
+    one = pld.from_randomized_response(0.5, 2)  # a uniform answer w.p. 1/2: truth 3/4
+    return one.self_compose(k).get_delta_for_epsilon(0.6931471805599453)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--large", action="store_true", help="also k = 100,000")
+    args = ap.parse_args()
+    print(f"# {platform.processor() or platform.machine()}, Python {sys.version.split()[0]}")
+    ks = [100, 1000, 10_000] + ([100_000] if args.large else [])
+    for k in ks:
+        runs = 1 if k >= 100_000 else 3
+        t_ref, (d_ref, e_ref) = best(lambda k=k: reference(k, Fraction(2),
+                                                           Fraction(1, 10**6)), runs)
+        t_plrv, (d, e) = best(lambda k=k: plrv_rr(k), runs)
+        assert Fraction(int((d.a - 2 * d.c).numerator), int((d.a - 2 * d.c).denominator)) \
+            == d_ref, k
+        assert e.rate is not None and Fraction(int(e.rate.numerator),
+                                               int(e.rate.denominator)) == e_ref, k
+        t_acc = None
+        if k <= 10_000:
+            t_acc, _ = best(lambda k=k: accounting_rr(k), 1 if k >= 10_000 else 3)
+        acc = "n/a" if t_acc is None else f"{t_acc:.3f} s"
+        print(f"randomized response k={k}: plrv {t_plrv:.3f} s, reference {t_ref:.3f} s "
+              f"(ratio {t_plrv / t_ref:.2f}), dp_accounting {acc}; exact δ(ln 2) and "
+              f"ε(1e-6) equal")
+    from verifier.core.distribution import Dist
+    from verifier.core.epsilon import parse_epsilon
+    from verifier.notions.composition.exact import LossDistribution, compose_law
+
+    bi = LossDistribution.of(Dist({0: "2/10", 1: "3/10", 2: "1/10", 3: "1/10", 4: "3/10"}),
+                             Dist({0: "1/10", 1: "1/10", 2: "2/10", 3: "3/10", 4: "3/10"}))
+    t, (law, route) = best(lambda: compose_law([bi] * 1000, max_values=10**7), 1)
+    print(f"bivariate (ratios 2, 3, 1/2, 1/3, 1) k=1000: {t:.2f} s, route {route}, "
+          f"{law.terms} values, ε(1e-6) ≈ {law.epsilon('1/1000000').approx()}")
+    mixed = [LossDistribution.of(Dist({0: f"{3 ** j}/{3 ** j + 1}", 1: f"1/{3 ** j + 1}"}),
+                                 Dist({0: f"1/{3 ** j + 1}", 1: f"{3 ** j}/{3 ** j + 1}"}))
+             for j in range(1, 11) for _ in range(100)]
+    t, (law, route) = best(lambda: compose_law(mixed, max_values=10**7))
+    print(f"heterogeneous: 1000 randomized responses of 10 truths 3^j/(3^j + 1): {t:.2f} s, "
+          f"route {route}, {law.terms} values, δ(ln 2) ≈ "
+          f"{law.delta(parse_epsilon('ln(2)')).approx()}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory {peak:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
