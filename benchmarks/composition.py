@@ -21,7 +21,6 @@ import resource
 import sys
 import time
 from fractions import Fraction
-from math import comb
 
 
 def reference(k: int, e_rate: Fraction, delta: Fraction) -> tuple[Fraction, Fraction]:
