@@ -42,7 +42,12 @@ from verifier.notions.composition.adaptive import (
     leaves_loss,
     step_of,
 )
-from verifier.notions.composition.exact import LossDistribution, compose_law, compose_mechanisms
+from verifier.notions.composition.exact import (
+    LossDistribution,
+    compose_law,
+    compose_mechanisms,
+    pair_laws,
+)
 from verifier.notions.composition.grid import Grid, GridLoss, parse_grid
 from verifier.notions.composition.polynomial import univariate_terms
 from verifier.notions.dp.neighbours import Relation, relation_pairs
@@ -156,13 +161,7 @@ PairBounds = tuple[LossLaw, LossLaw, Grid | None]
 def _independent(mechs: Sequence[Mechanism], always: bool, grid: Grid | None,
                  max_values: int) -> Callable[[tuple, tuple], PairBounds]:
     def bounds(x: tuple, y: tuple) -> PairBounds:
-        laws: dict[int, LossDistribution] = {}  # one law per distinct mechanism object
-        copies: dict[int, int] = {}
-        for m in mechs:
-            if id(m) not in laws:
-                laws[id(m)] = LossDistribution.of(m(x), m(y))
-            copies[id(m)] = copies.get(id(m), 0) + 1
-        parts = [laws[id(m)] for m in mechs]
+        parts = pair_laws(mechs, x, y)
         if not always:
             try:
                 exact, _ = compose_law(parts, max_values)
@@ -170,8 +169,10 @@ def _independent(mechs: Sequence[Mechanism], always: bool, grid: Grid | None,
             except BudgetExceeded as exc:
                 if getattr(exc, "key", None) != "limits.loss_values":
                     raise
-        return _rounded([(_component(laws[i]), c) for i, c in copies.items()], grid,
-                        max_values)
+        copies: dict[int, list] = {}  # each distinct law with the number of its runs
+        for part in parts:
+            copies.setdefault(id(part), [part, 0])[1] += 1
+        return _rounded([(_component(p), c) for p, c in copies.values()], grid, max_values)
     return bounds
 
 

@@ -39,7 +39,7 @@ from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import LossLaw, PrivacyLoss, _denominator_lcm, _integer_row
 from verifier.notions.result import Case, NotionResult, summarize
 
-__all__ = ["LossDistribution", "compose", "compose_law", "compose_mechanisms",
+__all__ = ["LossDistribution", "compose", "compose_law", "compose_mechanisms", "pair_laws",
            "composition_work", "DEFAULT_MAX_VALUES", "ROUTES"]
 
 DEFAULT_MAX_VALUES = 1_000_000  # distinct loss values kept by a composition
@@ -209,14 +209,20 @@ def compose_law(losses: Sequence[LossDistribution], max_values: int = DEFAULT_MA
     return compose(losses, max_values, budget).privacy_loss(), "convolution"
 
 
-def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
-               max_values: int, budget: Budget | None = None,
-               route: str | None = None) -> Case:
-    laws: dict[int, LossDistribution] = {}  # one law per distinct mechanism object
+def pair_laws(mechs: Sequence[Mechanism], x: tuple, y: tuple) -> list[LossDistribution]:
+    """The privacy loss of each mechanism on ``x`` against ``y``, computed once per distinct
+    mechanism object (a k-fold list repeats one object, and so does the answer)."""
+    laws: dict[int, LossDistribution] = {}
     for m in mechs:
         if id(m) not in laws:
             laws[id(m)] = LossDistribution.of(m(x), m(y))
-    law, used = compose_law([laws[id(m)] for m in mechs], max_values, budget, route)
+    return [laws[id(m)] for m in mechs]
+
+
+def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
+               max_values: int, budget: Budget | None = None,
+               route: str | None = None) -> Case:
+    law, used = compose_law(pair_laws(mechs, x, y), max_values, budget, route)
     key = "inputs" if relation.inputs else "databases"
     return Case({"relation": relation.name, key: [list(x), list(y)],
                  "mechanisms": [m.name for m in mechs], "route": used}, law)

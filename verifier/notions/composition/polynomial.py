@@ -35,7 +35,7 @@ only where a comparison needs them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from math import comb, gcd
@@ -252,13 +252,13 @@ def univariate_terms(parts: Sequence[tuple[Mapping[int, mpz], int]]) -> int:
 
 def _univariate(parts: Sequence[_Part]) -> tuple[int, int, list, list]:
     """``(low, stride, P, Q)``: the composed coefficients of ``x^{low + stride·j}``."""
-    def channel(masses: str) -> tuple[int, int, list]:
-        return univariate_product([({e[0]: c for e, c in zip(x.exponents, getattr(x, masses),
+    def product(masses: Callable[[_Part], Sequence[mpz]]) -> tuple[int, int, list]:
+        return univariate_product([({e[0]: c for e, c in zip(x.exponents, masses(x),
                                                               strict=True)}, x.copies)
                                    for x in parts])
 
-    low, stride, pc = channel("p")
-    _, _, qc = channel("q")
+    low, stride, pc = product(lambda x: x.p)
+    _, _, qc = product(lambda x: x.q)
     return low, stride, pc, qc
 
 

@@ -209,6 +209,18 @@ def _add_remove_by_counts(relation: Relation, mech: Mechanism, budget: Budget,
             yield _case(relation, kept, kept + (a,), q, p, memo)
 
 
+def _runner(mech: Mechanism, memo: LossMemo) -> Callable[[Input], Dist]:
+    """``mech`` on an input, run once per input and its law interned in ``memo``."""
+    outputs: dict[Input, Dist] = {}
+
+    def run(x: Input) -> Dist:
+        if x not in outputs:
+            outputs[x] = memo.intern(mech(x))
+        return outputs[x]
+
+    return run
+
+
 def _add_remove_brute(relation: Relation, mech: Mechanism, budget: Budget,
                       memo: LossMemo) -> Iterator[Case]:
     domain, n = relation.values, relation.records
@@ -216,12 +228,7 @@ def _add_remove_brute(relation: Relation, mech: Mechanism, budget: Budget,
                                  "dp add-remove-one: databases of n records")
     budget.require("work", total * n * 2, f"dp add-remove-one: databases × removals = "
                                           f"{format_size(total)} × {n}")
-    outputs: dict[Input, Dist] = {}
-
-    def run(db: Input) -> Dist:
-        if db not in outputs:
-            outputs[db] = memo.intern(mech(db))
-        return outputs[db]
+    run = _runner(mech, memo)
 
     for big in product(domain, repeat=n):
         for i in range(n):
@@ -311,12 +318,7 @@ def relation_cases(relation: Relation, mech: Mechanism, budget: Budget | None = 
     if engine == "counts":
         raise InvalidArgument(f"engine = 'counts' does not apply to relation "
                               f"{relation.name!r}: its inputs are enumerated one by one")
-    outputs: dict[Input, Dist] = {}
-
-    def run(x: Input) -> Dist:
-        if x not in outputs:
-            outputs[x] = memo.intern(mech(x))
-        return outputs[x]
+    run = _runner(mech, memo)
 
     for x, y in _ordered_pairs(relation, budget):
         yield _case(relation, x, y, run(x), run(y), memo)
