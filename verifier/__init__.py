@@ -20,7 +20,8 @@ __all__ = [
     "DataModel", "explicit",
     "iid", "independent", "BOTTOM", "Dist", "check_dp", "BudgetExceeded", "InvalidArgument",
     "InvalidDistribution", "InvalidNumber", "NullEvent", "SpecError", "UnknownName",
-    "VerifierError", "Delta", "Epsilon", "parse_epsilon", "rational", "Knowledge", "knowledge",
+    "VerifierError", "Delta", "Epsilon", "parse_epsilon", "rational", "F64", "f64",
+    "Knowledge", "knowledge",
     "known_indices", "no_knowledge", "Loss", "PrivacyLoss", "privacy_loss", "Mechanism",
     "count", "geometric_count", "identity", "mean_query", "mechanism", "randomized_response",
     "sum_query", "threshold_count", "is_theta_reducible", "reducibility_witness",
@@ -29,6 +30,7 @@ __all__ = [
 ]
 
 _MODULES = {
+    "verifier.core.binary64": "F64 f64",
     "verifier.core.budget": "Budget",
     "verifier.core.delta": "Delta",
     "verifier.core.distribution": "BOTTOM Dist",
@@ -64,6 +66,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # the same names, as the type checker sees them
+    from verifier.core.binary64 import F64, f64
     from verifier.core.budget import Budget
     from verifier.core.delta import Delta
     from verifier.core.distribution import BOTTOM, Dist

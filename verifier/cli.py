@@ -97,7 +97,7 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
         curves = spec_curves(s)
     if json_out:
         from verifier.reports.json_out import check_json, closed_form_json
-        print_json(check_json(report, full) | ({"parameters": note} if note else {})
+        print_json(check_json(report, full, s.doubles) | ({"parameters": note} if note else {})
                     | ({"closed_form": closed_form_json(curves)} if curves is not None else {}))
     else:
         from verifier.reports.terminal import print_check, print_closed_form

@@ -19,6 +19,7 @@ from numbers import Integral
 
 from gmpy2 import mpq, mpz
 
+from verifier.core.binary64 import F64, f64, is_f64_table
 from verifier.core.errors import InvalidArgument, InvalidNumber, OutOfRange
 
 __all__ = ["Rational", "rational", "probability", "open_unit", "positive", "nonnegative",
@@ -52,7 +53,8 @@ def _float_message(name: str, value: float) -> str:
                 f'number as a string such as "3/4"')
     exact = Fraction(repr(value))
     return (f"{name} = {value!r} is a float, which is not exact; write it as a string "
-            f'such as "{value!r}" or "{exact.numerator}/{exact.denominator}"')
+            f'such as "{value!r}" or "{exact.numerator}/{exact.denominator}", or, to mean the '
+            f'double itself, {{f64 = "{value!r}"}} (verifier.f64 in Python)')
 
 
 def _read_text(value: str, name: str) -> mpq:
@@ -101,9 +103,10 @@ def rational(value: object, name: str = "value") -> mpq:
     """Read ``value`` as an exact rational.
 
     Accepts ``int``, ``Fraction``, ``mpq``/``mpz`` and strings such as ``"3/4"``, ``"0.25"``
-    or ``"1e-6"`` (read exactly: ``"0.1"`` is ``1/10``). Refuses ``float`` (finite or not)
-    and ``bool``, strings longer than :data:`MAX_TEXT` characters and decimal exponents
-    beyond ``±``:data:`MAX_EXPONENT`.
+    or ``"1e-6"`` (read exactly: ``"0.1"`` is ``1/10``), and a double named as one — an
+    :class:`~verifier.core.binary64.F64` or the spec form ``{"f64": "0x1.8p-1"}`` — as the
+    rational it is. Refuses ``float`` (finite or not) and ``bool``, strings longer than
+    :data:`MAX_TEXT` characters and decimal exponents beyond ``±``:data:`MAX_EXPONENT`.
 
     >>> rational("1e-6")
     mpq(1,1000000)
@@ -121,12 +124,20 @@ def rational(value: object, name: str = "value") -> mpq:
         raise InvalidNumber(_float_message(name, value), argument=name, value=value)
     if isinstance(value, _MPZ):
         return mpq(value)
+    if isinstance(value, F64):
+        return value.exact
+    if is_f64_table(value):
+        return f64(value["f64"], f"{name}.f64").exact  # type: ignore[index]
     if isinstance(value, Integral):
         return mpq(mpz(int(value)))
     if isinstance(value, Fraction):
         return mpq(mpz(value.numerator), mpz(value.denominator))
     if isinstance(value, str):
         return _read_text(value, name)
+    if isinstance(value, dict):
+        raise InvalidNumber(f"{name} = {_short(repr(value))[1:-1]} is a table; the only table "
+                            f'that is a number is {{f64 = "…"}}, a double read exactly',
+                            argument=name, value=value)
     raise InvalidNumber(f"{name} = {_short(repr(value))[1:-1]} of type "
                         f"{type(value).__name__} is not a number", argument=name, value=value)
 

@@ -38,3 +38,4 @@ class CheckProblem:
     budget: Budget
     engine: str
     relation: Relation | None = None  # dp's neighbouring relation (None: replace-one)
+    doubles: tuple = ()  # (dotted key, F64): the spec's {f64 = "…"} values, for reports

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from gmpy2 import mpq
 
@@ -88,15 +88,28 @@ def result_json(r, engine: str | None = None, full: bool = False) -> dict:
     return out
 
 
-def check_json(report, full: bool = False) -> dict:
+def doubles_json(doubles: Iterable) -> dict:
+    """``{key: {"double", "hex", "exact"}}`` for values given as ``{f64 = "…"}``."""
+    return {key: {"double": str(d), "hex": d.hex, "exact": format_rational(d.exact)}
+            for key, d in doubles}
+
+
+def check_json(report, full: bool = False, doubles: Sequence = ()) -> dict:
     """``plrv check``: every notion's result (a :class:`~verifier.notions.check.Report`).
 
     With ``full``, APK's rows per background value are included and, when PPK was asked too,
-    each says whether its δ lies above, at or below the PPK δ (where the two part)."""
+    each says whether its δ lies above, at or below the PPK δ (where the two part). A claim
+    given as doubles (``doubles``: the spec's ``{f64 = "…"}`` values) is shown under
+    ``query.f64``: the double, its hexadecimal spelling and the rational it is read as."""
     def engine(notion: str) -> str:
         return "; ".join(i for i in report.info if i.startswith("dp:") == (notion == "dp"))
 
     out = {n: result_json(r, engine(n), full) for n, r in report.results.items()}
+    claim = doubles_json((k.removeprefix("query."), d) for k, d in doubles
+                         if k in ("query.epsilon", "query.delta"))
+    for row in out.values():
+        if claim:
+            row["query"]["f64"] = claim
     apk, ppk = report.results.get("apkdp"), report.results.get("ppkdp")
     if full and apk is not None and ppk is not None and apk.details:
         side = {1: "above", 0: "equal", -1: "below"}

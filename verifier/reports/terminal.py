@@ -92,6 +92,8 @@ def print_check(spec, report, c: Console | None = None) -> None:
         _line(c, "attacker", f"knows {names}; targets {targets}")
     delta = show_rational(spec.delta)
     _line(c, "claim", f"ε = {spec.epsilon}, δ = {delta}")
+    for key, d in getattr(spec, "doubles", ()):
+        _line(c, "double", f"{key} = {d} ({d.hex}) is read as exactly {short(str(d.exact))}")
     for info in report.info:
         _line(c, "engine", info)
 

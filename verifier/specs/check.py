@@ -40,7 +40,7 @@ from verifier.notions.partial.cases import ordered_pairs
 from verifier.notions.problem import CheckProblem
 from verifier.specs.features import refuse_unsupported
 from verifier.specs.files import check_kind, check_tables, read_toml
-from verifier.specs.keys import Table, anything, list_of, record_value, string
+from verifier.specs.keys import Table, anything, doubles, list_of, record_value, string
 from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 
 __all__ = ["Spec", "load_spec", "parse_spec", "run_spec", "COMMANDS"]
@@ -174,7 +174,7 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
                                  "noiseless; notions = [\"dp\"] would ignore it: remove the "
                                  "table or ask for those notions", attacker.raw[key])
     return Spec(file, values, n, model, mech, know, targets, pairs, eps, delta, notions, budget,
-                engine, relation)
+                engine, relation, doubles(raw))
 
 
 def _notion(value: object, name: str) -> str:

@@ -22,11 +22,12 @@ from typing import Any, TypeVar
 from gmpy2 import mpq
 
 from verifier.core import numbers
+from verifier.core.binary64 import F64, f64, is_f64_table
 from verifier.core.errors import NO_VALUE, InvalidArgument, SpecError, VerifierError
 from verifier.core.numbers import boolean
 
 __all__ = ["Table", "MISSING", "boolean", "string", "list_of", "record_value", "show",
-           "integer_value", "anything"]
+           "integer_value", "anything", "doubles"]
 
 T = TypeVar("T")
 
@@ -94,6 +95,24 @@ def list_of(value: object, name: str, item: Callable[[object, str], T], *,
         raise InvalidArgument(f"{name} has {len(value)} elements, not {length}", argument=name,
                               value=value)
     return [item(v, f"{name}[{i}]") for i, v in enumerate(value)]
+
+
+def doubles(doc: object, prefix: str = "") -> tuple[tuple[str, F64], ...]:
+    """Every ``{f64 = "…"}`` of a spec document with its dotted key (``query.epsilon``,
+    ``mechanism.scale``, ``data.prior[1]``), for reports to show the double beside the exact
+    rational it is read as. A malformed one is left to the key's reader to refuse."""
+    if is_f64_table(doc):
+        try:
+            return ((prefix, f64(doc["f64"])),)  # type: ignore[index]
+        except VerifierError:
+            return ()
+    if isinstance(doc, dict):
+        items = [(f"{prefix}.{k}" if prefix else str(k), v) for k, v in doc.items()]
+    elif isinstance(doc, list):
+        items = [(f"{prefix}[{i}]", v) for i, v in enumerate(doc)]
+    else:
+        return ()
+    return tuple(d for key, v in items for d in doubles(v, key))
 
 
 class Table:
