@@ -71,6 +71,12 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
         from verifier.core.errors import InvalidArgument
         raise InvalidArgument(f"--mode {mode!r} is not exact or certified", argument="--mode")
     s = load_overridden(spec, budget, budget_counts, engine, point)
+    if not hasattr(s, "mechanism"):  # discrete Laplace or Gaussian noise
+        from verifier.commands.noise import noise_check
+        return noise_check(s, json_out, {"--full": full, "--certificate": certificate,
+                                         "--closed-form": closed_form, "--workers": workers,
+                                         "--scheduler": scheduler, "--progress": progress,
+                                         "--mode certified": mode == "certified"})
     if mode == "certified":
         if certificate is not None or closed_form or full:
             from verifier.core.errors import InvalidArgument

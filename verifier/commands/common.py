@@ -51,6 +51,14 @@ def load_overridden(spec: Path, budget: int | None, budget_counts: int | None, e
     from verifier.specs.check import load_spec
 
     s = load_spec(spec, command=command, at=at)
+    if not hasattr(s, "budget"):  # a noise spec: decided without enumeration budgets
+        for option, value in (("--budget", budget), ("--budget-counts", budget_counts),
+                              ("--engine", engine), ("--at", at)):
+            if value is not None:
+                raise InvalidArgument(f"{option} does not apply to {spec.name}: its noise "
+                                      f"mechanism is decided without enumeration",
+                                      argument=option, value=value)
+        return s
     if budget is not None:
         s = replace(s, budget=replace(s.budget, max_databases=budget))
     if budget_counts is not None:

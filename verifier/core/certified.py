@@ -8,19 +8,22 @@ the exact sign of ``a + c·e^ε``, and decimals that are certified truncations.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import gmpy2
 from gmpy2 import mpq, mpz
 
 from verifier.core.errors import InvalidNumber
+from verifier.core.numbers import format_rational
 from verifier.core.numbers import sign as _sign
 
-__all__ = ["exp_bounds", "log_bounds", "compare_exp", "sign_affine_exp", "decimal_string",
-           "certified_decimal", "MAX_PRECISION"]
+__all__ = ["Certified", "exp_bounds", "log_bounds", "compare_exp", "sign_affine_exp",
+           "decimal_string", "certified_decimal", "MAX_PRECISION"]
 
 MAX_PRECISION = 1 << 20  # bits; far beyond any separation met in practice
 _MAX_PRECISION = MAX_PRECISION
+_CERTIFIED_PREC = 1 << 14  # bits: where a comparison of two enclosures gives up (unknown)
 _LARGE_NATS = 1 << 20  # e^ε for ε above this many nats is not evaluated (it would overflow)
 
 
@@ -175,3 +178,47 @@ def _agreeing_decimal(lo: mpq, hi: mpq, digits: int) -> str | None:
     a, b = decimal_string(lo, digits), decimal_string(hi, digits)
     return a if a == b else None
 
+
+# ------------------------------------------------------ reals known by enclosures
+
+
+@dataclass(frozen=True)
+class Certified:
+    """A real number known through rational enclosures ``lo ≤ x ≤ hi`` at any precision."""
+
+    enclose: Callable[[int], tuple[mpq, mpq]]
+
+    @staticmethod
+    def exact(x: mpq) -> Certified:
+        x = mpq(x)
+        return Certified(lambda prec: (x, x))
+
+    @property
+    def value(self) -> mpq | None:
+        """The exact rational, when the enclosure is a point."""
+        lo, hi = self.enclose(64)
+        return lo if lo == hi else None
+
+    def approx(self, digits: int = 6) -> str:
+        return certified_decimal(self.enclose, digits, _CERTIFIED_PREC)
+
+    def compare(self, other: Certified | mpq) -> int | None:
+        """Sign of ``self − other``, or None when enclosures up to the precision cap overlap
+        without both being exact (never a guess)."""
+        o = other if isinstance(other, Certified) else Certified.exact(other)
+        prec = 64
+        while prec <= _CERTIFIED_PREC:
+            a_lo, a_hi = self.enclose(prec)
+            b_lo, b_hi = o.enclose(prec)
+            if a_hi < b_lo:
+                return -1
+            if a_lo > b_hi:
+                return 1
+            if a_lo == a_hi == b_lo == b_hi:
+                return 0
+            prec *= 2
+        return None
+
+    def __str__(self) -> str:
+        v = self.value
+        return format_rational(v) if v is not None else f"≈ {self.approx()}"

@@ -13,6 +13,7 @@ __all__ = [
     "InvalidNumber",
     "InvalidDistribution",
     "NullEvent",
+    "Undecided",
     "UnknownName",
     "InvalidArgument",
     "OutOfRange",
@@ -77,6 +78,11 @@ class OutOfRange(InvalidNumber, InvalidArgument):
 
 class BudgetExceeded(VerifierError, ValueError):
     """An instance larger than the enumeration budget allows."""
+
+
+class Undecided(VerifierError, ArithmeticError):
+    """A certified comparison that enclosures did not decide within the precision limit. The
+    commands answer *unknown* (exit 3) where it stops a verdict: it is never a verdict."""
 
 
 class SpecError(VerifierError, ValueError):

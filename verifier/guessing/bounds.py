@@ -35,15 +35,14 @@ and the worst prior is ``p = (1−η)/2`` for fixed η (then ``ε = 2·ln((1+η)
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
 from math import lcm
 
 from gmpy2 import mpq
 
-from verifier.core.certified import certified_decimal, exp_bounds
+from verifier.core.certified import Certified, exp_bounds
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument, InvalidNumber, OutOfRange
-from verifier.core.numbers import format_rational, open_unit, positive
+from verifier.core.numbers import open_unit, positive
 from verifier.guessing.metric import ScaledLog
 from verifier.guessing.model import GuessModel
 
@@ -53,48 +52,6 @@ __all__ = ["Certified", "precise_bound", "simplified_bound", "ring_bound", "simp
            "as_scaled_log", "check_eta"]
 
 MAX_PREC = 1 << 14
-
-
-@dataclass(frozen=True)
-class Certified:
-    """A real number known through rational enclosures ``lo ≤ x ≤ hi`` at any precision."""
-
-    enclose: Callable[[int], tuple[mpq, mpq]]
-
-    @staticmethod
-    def exact(x: mpq) -> Certified:
-        x = mpq(x)
-        return Certified(lambda prec: (x, x))
-
-    @property
-    def value(self) -> mpq | None:
-        """The exact rational, when the enclosure is a point."""
-        lo, hi = self.enclose(64)
-        return lo if lo == hi else None
-
-    def approx(self, digits: int = 6) -> str:
-        return certified_decimal(self.enclose, digits, MAX_PREC)
-
-    def compare(self, other: Certified | mpq) -> int | None:
-        """Sign of ``self − other``, or None when enclosures up to the precision cap overlap
-        without both being exact (never a guess)."""
-        o = other if isinstance(other, Certified) else Certified.exact(other)
-        prec = 64
-        while prec <= MAX_PREC:
-            a_lo, a_hi = self.enclose(prec)
-            b_lo, b_hi = o.enclose(prec)
-            if a_hi < b_lo:
-                return -1
-            if a_lo > b_hi:
-                return 1
-            if a_lo == a_hi == b_lo == b_hi:
-                return 0
-            prec *= 2
-        return None
-
-    def __str__(self) -> str:
-        v = self.value
-        return format_rational(v) if v is not None else f"≈ {self.approx()}"
 
 
 def as_scaled_log(eps: object) -> ScaledLog | Epsilon:

@@ -42,6 +42,7 @@ from verifier.specs.features import refuse_unsupported
 from verifier.specs.files import check_kind, check_tables, read_toml
 from verifier.specs.keys import Table, anything, doubles, list_of, record_value, string
 from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
+from verifier.specs.noise import is_noise_spec, read_noise_spec
 
 __all__ = ["Spec", "load_spec", "parse_spec", "run_spec", "COMMANDS"]
 
@@ -66,6 +67,8 @@ def load_spec(path: str | Path, command: str = "check", at: Mapping | None = Non
     command refuses what it does not support). A spec with ``[parameters]`` is read at the
     point ``at`` (default: a sample point) by :mod:`verifier.symbolic.instance`."""
     raw = read_toml(path)
+    if is_noise_spec(raw):
+        return read_noise_spec(raw, str(path), command)  # type: ignore[return-value]
     if "parameters" in raw and command == "check":
         return spec_at(raw, file=str(path), search_dir=Path(path).resolve().parent, at=at)
     return parse_spec(raw, file=str(path), search_dir=Path(path).resolve().parent,

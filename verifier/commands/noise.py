@@ -1,0 +1,89 @@
+"""``plrv check`` on a spec whose mechanism is discrete Laplace or Gaussian noise: the
+verdict, the worst δ at ε and the tight ε at δ, each marked exact or certified enclosure.
+
+Options that do not apply to such a spec (certificates, ``--full``, executors, the certified
+mode — these values already are certified where not exact) are refused, never ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import typer
+
+from verifier.commands.app import verdict
+from verifier.commands.common import print_json
+from verifier.core.errors import InvalidArgument
+from verifier.notions.dp.noise_check import check_noise_dp
+from verifier.specs.noise import NoiseProblem
+
+__all__ = ["noise_check", "noise_json"]
+
+
+def noise_json(s: NoiseProblem, r) -> dict:
+    """The JSON of one noise check (``schemas/check-output.v1.json``, notion ``dp``)."""
+    from verifier.reports.json_out import doubles_json
+
+    query: dict[str, object] = {"epsilon": str(s.epsilon), "delta": str(s.delta)}
+    claim = doubles_json((k.removeprefix("query."), d) for k, d in s.doubles
+                         if k in ("query.epsilon", "query.delta"))
+    if claim:
+        query["f64"] = claim
+    eps_enc = r.epsilon_enclosure
+    return {"dp": {
+        "holds": r.holds,
+        "delta": r.delta if r.delta_exact else _text(r.delta_enclosure),
+        "epsilon": r.epsilon if r.epsilon_exact or eps_enc is None else _text(eps_enc),
+        "exactness": {"delta": "exact" if r.delta_exact else "enclosure",
+                      "epsilon": "exact" if r.epsilon_exact else "enclosure"},
+        "enclosure": {"delta": _interval(r.delta_enclosure),
+                      "epsilon": None if eps_enc is None else _interval(eps_enc)},
+        "approx": {"delta": r.delta_enclosure.approx(),
+                   "epsilon": r.epsilon if eps_enc is None else eps_enc.approx()},
+        "query": query,
+        "mechanism": s.noise.describe(),
+        "witness" if r.holds is False else "worst_case": {"centres": list(r.witness)},
+        "cases": r.pairs,
+    }}
+
+
+def _text(c) -> str:
+    lo, hi = _interval(c)
+    return f"[{lo}, {hi}]"
+
+
+def _interval(c, prec: int = 128) -> list[str]:
+    lo, hi = c.enclose(prec)
+    return [str(lo), str(hi)]
+
+
+def noise_check(s: NoiseProblem, json_out: bool, refused: Mapping[str, object]) -> int:
+    for option, value in refused.items():
+        if value not in (None, False):
+            raise InvalidArgument(f"{option} does not apply to a {s.noise.kind} spec",
+                                  argument=option, value=value)
+    r = check_noise_dp(s.noise, s.values, s.records, s.epsilon, s.delta)
+    if json_out:
+        print_json(noise_json(s, r))
+        return verdict(r.holds)
+    out = noise_json(s, r)["dp"]
+    verdict_text = {True: "holds", False: "does not hold", None: "unknown (not decided)"}
+    typer.echo(f"mechanism  sum of {s.records} records over {list(s.values)} + "
+               f"{s.noise.describe()}")
+    typer.echo(f"claim      ε = {s.epsilon}, δ = {s.delta}")
+    for key, d in s.doubles:
+        typer.echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")
+    typer.echo(f"dp         {verdict_text[r.holds]} ({r.pairs} pairs of neighbouring sums)")
+    for name, label in (("delta", f"tight δ at ε = {s.epsilon}"),
+                        ("epsilon", f"tight ε at δ = {s.delta}")):
+        exact = out["exactness"][name] == "exact"
+        enc = out["enclosure"][name]
+        if exact:
+            shown = f"{out[name]}  (≈ {out['approx'][name]})"
+        else:
+            shown = (f"≈ {out['approx'][name]} (a certified enclosure, not exact: "
+                     f"[{enc[0]}, {enc[1]}] in full in --json)" if enc else out["approx"][name])
+        typer.echo(f"{label}: {shown}")
+    side = "witness" if r.holds is False else "worst case"
+    typer.echo(f"{side}  centres {r.witness[0]} and {r.witness[1]}")
+    return verdict(r.holds)

@@ -1,0 +1,90 @@
+"""Check specs whose mechanism is discrete Laplace or Gaussian noise on the sum of the records.
+
+::
+
+    [data]       records, values (integers)
+    [mechanism]  kind = "discrete_laplace" (key scale) or "discrete_gaussian" (key sigma);
+                 optional lo, hi: the released value is clamped to [lo, hi]
+    [query]      epsilon, delta, notions = ["dp"]
+
+Numbers may be exact (``"3/2"``) or doubles named as such (``{f64 = "0x1.71547652b82fep+0"}``).
+Only ``plrv check`` decides these specs, for ``dp`` under replace-one neighbours; every other
+table (an attacker, a data model, ``[input]``, ``[neighbours]``, ``[limits]``) is refused,
+never ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gmpy2 import mpq
+
+from verifier.core.epsilon import Epsilon, parse_epsilon
+from verifier.core.errors import SpecError
+from verifier.core.numbers import probability
+from verifier.model.expnoise import NOISE_KINDS, ExpNoise, discrete_gaussian, discrete_laplace
+from verifier.specs.files import check_kind
+from verifier.specs.keys import MISSING, Table, doubles, integer_value, list_of
+
+__all__ = ["NoiseProblem", "is_noise_spec", "read_noise_spec"]
+
+_PARAMETER = {"discrete_laplace": "scale", "discrete_gaussian": "sigma"}
+
+
+@dataclass(frozen=True)
+class NoiseProblem:
+    """A noise spec: the law, the records, the claim, and the doubles it was written with."""
+
+    path: str | None
+    values: tuple[int, ...]
+    records: int
+    noise: ExpNoise
+    epsilon: Epsilon
+    delta: mpq
+    doubles: tuple = ()
+
+
+def is_noise_spec(raw: Mapping) -> bool:
+    mech = raw.get("mechanism")
+    return isinstance(mech, dict) and mech.get("kind") in NOISE_KINDS
+
+
+def read_noise_spec(raw: Mapping, file: str | None, command: str) -> NoiseProblem:
+    """Read a noise spec for ``command`` (only ``check`` decides it)."""
+    kind = raw["mechanism"]["kind"]
+    if command != "check":
+        raise SpecError(f"plrv {command} does not decide {kind} noise; plrv check does",
+                        file=file, key="mechanism.kind", value=kind)
+    check_kind(raw, "check", file)
+    for name in raw:
+        if name not in ("data", "mechanism", "query", "kind"):
+            raise SpecError(f"a {kind} spec is decided for dp under replace-one neighbours of "
+                            f"[data]; [{name}] is not applied to it: remove it", file=file,
+                            key=f"[{name}]", value=raw[name])
+    data = Table.of(raw, "data", file, required=True)
+    data.only({"records", "values"}, "[data] of a noise spec")
+    mech = Table.of(raw, "mechanism", file, required=True)
+    param = _PARAMETER[kind]
+    mech.only({"kind", param, "lo", "hi"}, f"kind {kind!r}")
+    query = Table.of(raw, "query", file, required=True)
+    query.only({"epsilon", "delta", "notions"})
+
+    values = tuple(data.list_of("values", integer_value,
+                                missing="missing: the integer values a record can take"))
+    if len(set(values)) != len(values):
+        raise data.fail("values", "a value is listed twice", list(values))
+    records = data.integer("records", lo=1, missing="missing: the number of records n")
+    build = discrete_laplace if kind == "discrete_laplace" else discrete_gaussian
+    lo = mech.read("lo", integer_value, None)
+    hi = mech.read("hi", integer_value, None)
+    if param not in mech:
+        raise mech.fail(param, f"missing: kind {kind!r} needs {param}")
+    noise = mech.check(param, build, mech.raw[param], lo, hi)
+    notions = query.read("notions", lambda v, k: list_of(v, k, lambda x, n: x), ["dp"])
+    if notions != ["dp"]:
+        raise query.fail("notions", f'{kind} noise is decided for dp: write notions = ["dp"]',
+                         notions)
+    eps = query.read("epsilon", parse_epsilon, MISSING)
+    delta = query.rational("delta", check=probability)
+    return NoiseProblem(file, values, records, noise, eps, delta, doubles(raw))
