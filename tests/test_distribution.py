@@ -13,7 +13,9 @@ MPQ = type(mpq(0))
     ({0: "1/2", 1: "1/3"}, InvalidDistribution, "distribution sums to 5/6, not 1"),
     ({0: "3/2", 1: "-1/2"}, InvalidDistribution, "distribution[1] = -1/2 is a negative weight"),
     ({0: 0.5, 1: "1/2"}, InvalidNumber, 'distribution[0] = 0.5 is a float, which is not '
-                                        'exact; write it as a string such as "0.5" or "1/2"'),
+                                        'exact; write it as a string such as "0.5" or "1/2", or, '
+                                        'to mean the double itself, {f64 = "0.5"} '
+                                        '(verifier.f64 in Python)'),
     ({}, InvalidDistribution, "distribution sums to 0, not 1"),
 ], ids=["total-5/6", "negative", "float", "empty"])
 def test_bad_distributions(weights, error, message):

@@ -27,9 +27,9 @@ def test_rational_reads_exactly(text, expected):
 
 @pytest.mark.parametrize("value, message", [
     (0.1, 'x = 0.1 is a float, which is not exact; write it as a string such as "0.1" or '
-          '"1/10"'),
+          '"1/10", or, to mean the double itself, {f64 = "0.1"} (verifier.f64 in Python)'),
     (0.25, 'x = 0.25 is a float, which is not exact; write it as a string such as "0.25" or '
-           '"1/4"'),
+           '"1/4", or, to mean the double itself, {f64 = "0.25"} (verifier.f64 in Python)'),
     (True, "x = True is a bool, not a number"),
     ("1/0", "x = '1/0' has a zero denominator"),
     ("three", "x = 'three' is not a number; write an integer, a fraction (\"3/4\") or a "
@@ -67,7 +67,7 @@ def test_parse_epsilon(text, shown, rate):
     ("e^2", "epsilon = 'e^2' is not an ε; write \"ln(q)\" with rational q ≥ 1, a rational "
             "number of nats such as \"1/2\", \"0\" or \"inf\""),
     (0.5, 'epsilon = 0.5 is a float, which is not exact; write it as a string such as "0.5" '
-          'or "1/2"'),
+          'or "1/2", or, to mean the double itself, {f64 = "0.5"} (verifier.f64 in Python)'),
 ], ids=repr)
 def test_parse_epsilon_refuses(text, message):
     with pytest.raises(InvalidNumber) as info:

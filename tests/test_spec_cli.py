@@ -64,7 +64,7 @@ def test_irrational_epsilon_in_json(tmp_path):
 BAD = [
     ("float", RR.replace('truth = "3/4"', "truth = 0.75"), "mechanism.truth",
      'truth = 0.75 is a float, which is not exact; write it as a string such as "0.75" or '
-     '"3/4"'),
+     '"3/4", or, to mean the double itself, {f64 = "0.75"} (verifier.f64 in Python)'),
     ("unknown-kind", RR.replace('"randomized_response"', '"laplace"'), "mechanism.kind",
      "kind = 'laplace' is not a mechanism kind; known kinds: count, function, geometric_count, "
      "identity, mean, randomized_response, sum, threshold_count"),
