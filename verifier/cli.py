@@ -375,6 +375,24 @@ def compose(spec: SpecArg,
     return _verdict(holds)
 
 
+@app.command()
+def audit(spec: Annotated[Path, typer.Argument(
+              metavar="CONFIG", help="An audit config (TOML): [[case]] tables.",
+              show_default=False)],
+          json_out: JsonOpt = False, certificate: CertOpt = None,
+          conformance: Annotated[int | None, typer.Option(
+              "--conformance", min=1, help="Also draw N outputs from the library at each "
+                                           "witness input and test them against plrv's law "
+                                           "(needs plrv[conformance]).")] = None) -> int:
+    """Audit the privacy claims of DP libraries (opendp, dp_accounting, autodp,
+    prv_accountant, diffprivlib), one row per [[case]]: the library's own claim against the
+    exact (or certified) tight values of the law it implements. 0 all sound, 1 any unsound,
+    3 any unknown."""
+    from verifier.commands.audit import audit_config
+
+    return _verdict(audit_config(spec, json_out, certificate, conformance))
+
+
 # the commands about proofs and evidence register themselves on the same application
 from verifier import cli_proofs  # noqa: E402, F401
 

@@ -1,0 +1,90 @@
+"""One adapter per audited library (each imports its library only inside its functions), and
+what they share: reading an argument as the double the library is handed, and calling the
+library with its printing kept off plrv's output."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+from collections.abc import Callable
+from typing import TypeVar
+
+import gmpy2
+from gmpy2 import mpq
+
+from verifier.audit.case import AuditCase
+from verifier.core.binary64 import F64
+from verifier.core.epsilon import parse_epsilon
+from verifier.core.errors import InvalidArgument, VerifierError
+from verifier.core.numbers import format_rational, rational
+
+__all__ = ["double_arg", "double_of", "quiet", "positive_count"]
+
+T = TypeVar("T")
+
+
+def _nearest(x: mpq) -> float:
+    """The double nearest to the rational ``x`` (Python's int/int division rounds correctly)."""
+    return int(x.numerator) / int(x.denominator)
+
+
+def double_of(value: object, name: str) -> tuple[F64, str | None]:
+    """``(double, note)``: the double a library is handed for ``value`` — an F64 as it is; a
+    rational string (``"3/4"``) or an integer rounded to nearest; ``"ln(q)"`` the double
+    nearest to ``ln q`` (from a 256-bit correctly rounded MPFR logarithm). ``note`` says
+    when the double differs from the number written."""
+    if isinstance(value, F64):
+        return value, None
+    if isinstance(value, bool):
+        raise InvalidArgument(f"{name} = {value!r} is a boolean, not a number", argument=name,
+                              value=value)
+    if isinstance(value, str) and value.replace(" ", "").startswith("ln("):
+        eps = parse_epsilon(value, name)
+        if eps.base is None:
+            raise InvalidArgument(f"{name} = {value!r} is not a finite ε", argument=name,
+                                  value=value)
+        with gmpy2.context(gmpy2.get_context(), precision=256):
+            d = F64(float(gmpy2.log(gmpy2.mpfr(eps.base))))
+        return d, f"{name} = {value} is handed to the library as the double {d.hex} = {d}"
+    try:
+        x = rational(value, name)
+    except VerifierError as exc:
+        raise InvalidArgument(str(exc), argument=name, value=value) from None
+    d = F64(_nearest(x))
+    if d.exact == x:
+        return d, None
+    return d, (f"{name} = {format_rational(x)} is not a double; the library is handed the "
+               f"nearest, {d.hex} = {d}, and the audit models that double")
+
+
+def double_arg(case: AuditCase, key: str, notes: list[str]) -> F64:
+    """The argument ``args.key`` as the double the library is handed (see :func:`double_of`)."""
+    d, note = double_of(case.arg(key), f"args.{key}")
+    if note:
+        notes.append(note)
+    return d
+
+
+def option_double(case: AuditCase, key: str, notes: list[str]) -> F64 | None:
+    if key not in case.options:
+        return None
+    d, note = double_of(case.options[key], f"options.{key}")
+    if note:
+        notes.append(note)
+    return d
+
+
+def positive_count(value: object, name: str, lo: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+        raise InvalidArgument(f"{name} = {value!r} is not an integer ≥ {lo}", argument=name,
+                              value=value)
+    return value
+
+
+def quiet(f: Callable[..., T], *args: object, **kwargs: object) -> T:
+    """``f(*args, **kwargs)`` with whatever the library prints kept off plrv's standard
+    output (autodp prints its binary search) and its warnings off standard error."""
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*args, **kwargs)

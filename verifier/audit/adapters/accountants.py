@@ -1,0 +1,270 @@
+"""Privacy accountants audited on k-fold compositions of mechanisms plrv computes exactly.
+
+Each case composes one mechanism ``compose = k`` times and reads the accountant either at
+``delta`` (its ε, the claim ``(ε, δ)``) or at ``epsilon`` (its δ); plrv compares the claim
+with the exact tight curve of the k-fold law (:mod:`verifier.audit.judge`). The number the
+accountant is asked at is handed to it as a double, and that double is the claim's δ (or ε).
+
+* **prv_accountant** ``PureDPMechanism(eps)`` (Gopi, Lee and Wutschitz, "Numerical
+  Composition of Differential Privacy", 2021): its privacy random variable is ``±eps`` with
+  masses ``e^eps/(1+e^eps)`` and ``1/(1+e^eps)`` — the loss of binary randomized response
+  with truth ``e^eps/(1+e^eps)``. ``eps`` is a double ``d``; ``e^d`` is irrational
+  (Lindemann) for ``d ≠ 0``, so the law is bracketed by randomized response at rationals
+  ``q_lo < e^d < q_hi`` 2^-128 apart (the curve of k-fold randomized response grows with
+  its ε: a smaller ε is a post-processing of a larger one), and the values are enclosures.
+  The claim is the upper end of ``compute_epsilon`` / ``compute_delta``; ``options``:
+  ``eps_error``, ``delta_error`` (required, as the library requires them), ``eps_max``.
+* **autodp** ``RandresponseMechanism(p)``: binary randomized response with truth ``p`` (the
+  double), composed by ``Composition`` (``options.accountant = "rdp"``) or ``ComposeAFA``
+  (``"phi"``, the analytical Fourier accountant); the claim is ``get_approxDP(δ)`` or
+  ``get_approx_delta(ε)``.
+* **dp_accounting** ``RandomizedResponseDpEvent(noise_parameter, num_buckets)``: the input
+  bucket with probability ``1 − p + p/m``, each other with ``p/m``, under
+  ``REPLACE_ONE``; ``options.accountant = "pld"`` (``PLDAccountant``, with its
+  ``value_discretization_interval`` option, default the library's) or ``"rdp"``
+  (``RdpAccountant``); ``options.composition`` is ``"count"`` (default: one
+  ``compose(event, count=k)``, the documented way) or ``"repeat"`` (``k`` calls of
+  ``compose(event)``). dp_accounting 0.6's ``PLDAccountant`` drops ``count`` for this event
+  (it composes the event's PLD once), so ``"count"`` audits that path.
+
+All the mechanisms are symmetric in their two inputs (relabelling the outputs swaps them),
+so the pair of inputs 0 and 1 is a worst case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+from gmpy2 import mpq
+
+from verifier.audit.adapters import double_arg, double_of, option_double, positive_count, quiet
+from verifier.audit.case import AuditCase, AuditRow
+from verifier.audit.judge import Claim, Curve, curve, judge, read_double
+from verifier.audit.registry import Adapter
+from verifier.core.binary64 import F64
+from verifier.core.certified import exp_bounds
+from verifier.core.distribution import Dist
+from verifier.core.errors import InvalidArgument
+
+__all__ = ["PRV_ACCOUNTANT", "AUTODP", "DP_ACCOUNTING", "BRACKET_BITS"]
+
+BRACKET_BITS = 128  # precision of the rationals that bracket e^d for a double ε d
+
+
+def _rr(truth: mpq) -> tuple[Dist, Dist]:
+    """Binary randomized response on inputs 0 and 1: the laws at 0 and at 1."""
+    return _k_ary(truth, 2)
+
+
+def _k_ary(truth: mpq, m: int) -> tuple[Dist, Dist]:
+    """Randomized response over ``m`` values, truth ``truth``, the others equally likely:
+    the laws at inputs 0 and 1."""
+    other = (1 - truth) / (m - 1)
+    p: dict[Hashable, object] = {j: (truth if j == 0 else other) for j in range(m)}
+    q: dict[Hashable, object] = {j: (truth if j == 1 else other) for j in range(m)}
+    return Dist(p), Dist(q)
+
+
+def _k(case: AuditCase) -> int:
+    if case.compose is None:
+        raise InvalidArgument(f"{case.library}.{case.constructor}: compose is missing (the "
+                              f"number of runs the accountant composes)", argument="compose")
+    return case.compose
+
+
+def _query(case: AuditCase, notes: list[str]) -> tuple[str, F64]:
+    """``("delta", δ)`` or ``("epsilon", ε)``: where the accountant is read, as the double
+    it is handed."""
+    if (case.delta is None) == (case.epsilon is None):
+        raise InvalidArgument("give exactly one of delta (read the accountant's ε at it) and "
+                              "epsilon (read its δ at it)",
+                              argument="delta" if case.delta is not None else "epsilon")
+    if case.delta is not None:
+        d, note = double_of(case.delta, "delta")
+        which = "delta"
+    else:
+        assert case.epsilon is not None
+        if case.epsilon.infinite:
+            raise InvalidArgument("epsilon = inf: an accountant is read at a finite ε",
+                                  argument="epsilon", value="inf")
+        text = str(case.epsilon) if case.epsilon.base is not None else case.epsilon.nats
+        d, note = double_of(text, "epsilon")
+        which = "epsilon"
+    if note:
+        notes.append(note)
+    return which, d
+
+
+def _run(case: AuditCase, c: Curve, notes: list[str], which: str, at: F64,
+         read: Callable[[str, float], float], witness: dict) -> AuditRow:
+    value = read_double(quiet(read, which, at.double))
+    claim_e: Claim = value if which == "delta" else at
+    claim_d: Claim = at if which == "delta" else value
+    return judge(case, claim_e, claim_d, c, witness, notes)
+
+
+def _version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "(version unknown)"
+
+
+def _witness(k: int, p: Dist, q: Dist) -> dict:
+    return {"inputs": [0, 1], "runs": k,
+            "laws": [{str(o): str(w) for o, w in p.items()},
+                     {str(o): str(w) for o, w in q.items()}]}
+
+
+# ------------------------------------------------------------------ prv_accountant
+
+
+def _prv_pure(case: AuditCase) -> AuditRow:
+    import prv_accountant
+
+    case.only(("eps",), ("eps_error", "delta_error", "eps_max"), compose=True, epsilon=True,
+              delta=True)
+    notes: list[str] = []
+    d = double_arg(case, "eps", notes)
+    if d.exact < 0:
+        raise InvalidArgument(f"args.eps = {d} is negative", argument="args.eps", value=d)
+    errors = {key: option_double(case, key, notes) for key in ("eps_error", "delta_error")}
+    for key, v in errors.items():
+        if v is None:
+            raise InvalidArgument(f"prv_accountant.PRVAccountant needs options.{key}",
+                                  argument=f"options.{key}")
+    eps_max = option_double(case, "eps_max", notes)
+    k = _k(case)
+    which, at = _query(case, notes)
+    if d.exact == 0:
+        c = curve([_rr(mpq(1, 2))], k)
+    else:
+        lo, hi = exp_bounds(d.exact, BRACKET_BITS)
+        c = curve([_rr(lo / (1 + lo)), _rr(hi / (1 + hi))], k)
+        notes.append(f"eps = {d} is a double with e^eps irrational: the law is bracketed by "
+                     f"randomized response at rationals within 2^-{BRACKET_BITS - 2} of e^eps")
+    acc = quiet(prv_accountant.PRVAccountant,
+                prvs=[prv_accountant.PureDPMechanism(d.double)],
+                eps_error=errors["eps_error"].double,  # type: ignore[union-attr]
+                delta_error=errors["delta_error"].double,  # type: ignore[union-attr]
+                max_self_compositions=[k],
+                eps_max=None if eps_max is None else eps_max.double)
+
+    def read(which: str, x: float) -> float:
+        if which == "delta":
+            return acc.compute_epsilon(delta=x, num_self_compositions=[k])[2]
+        return acc.compute_delta(epsilon=x, num_self_compositions=[k])[2]
+
+    notes.append(f"prv_accountant {_version('prv-accountant')}: the claim "
+                 f"is the upper bound of compute_{'epsilon' if which == 'delta' else 'delta'}")
+    return _run(case, c, notes, which, at, read,
+                {"inputs": [0, 1], "runs": k, "truth": "e^eps/(1+e^eps)"})
+
+
+PRV_ACCOUNTANT = Adapter("prv_accountant", "prv", {"PureDPMechanism": _prv_pure})
+
+
+# ------------------------------------------------------------------------- autodp
+
+
+def _autodp_rr(case: AuditCase) -> AuditRow:
+    from autodp.mechanism_zoo import RandresponseMechanism
+    from autodp.transformer_zoo import ComposeAFA, Composition
+
+    case.only(("p",), ("accountant",), compose=True, epsilon=True, delta=True)
+    notes: list[str] = []
+    p = double_arg(case, "p", notes)
+    if not 0 <= p.exact <= 1:
+        raise InvalidArgument(f"args.p = {p} is not a probability", argument="args.p",
+                              value=p)
+    accountant = case.options.get("accountant")
+    if accountant not in ("rdp", "phi"):
+        raise InvalidArgument(f"options.accountant = {accountant!r}: give \"rdp\" "
+                              f"(Composition) or \"phi\" (ComposeAFA)",
+                              argument="options.accountant", value=accountant)
+    k = _k(case)
+    which, at = _query(case, notes)
+    pair = _rr(p.exact)
+    c = curve([pair], k)
+    if accountant == "phi":
+        mech = RandresponseMechanism(p=p.double, phi_off=False, RDP_off=True)
+        composed = quiet(ComposeAFA(), [mech], [k])
+    else:
+        mech = RandresponseMechanism(p=p.double)
+        composed = quiet(Composition(), [mech], [k])
+
+    def read(which: str, x: float) -> float:
+        return float(composed.get_approxDP(x) if which == "delta"
+                     else composed.get_approx_delta(x))
+
+    composer = "ComposeAFA (phi)" if accountant == "phi" else "Composition (RDP)"
+    getter = "get_approxDP" if which == "delta" else "get_approx_delta"
+    notes.append(f"autodp {_version('autodp')}: {composer}, the claim is {getter}")
+    return _run(case, c, notes, which, at, read, _witness(k, *pair))
+
+
+AUTODP = Adapter("autodp", "autodp", {"RandresponseMechanism": _autodp_rr})
+
+
+# ------------------------------------------------------------------ dp_accounting
+
+
+def _dpa_rr(case: AuditCase) -> AuditRow:
+    import dp_accounting
+    from dp_accounting import pld, rdp
+
+    case.only(("noise_parameter", "num_buckets"), ("accountant", "composition",
+              "value_discretization_interval"), compose=True, epsilon=True, delta=True)
+    how = case.options.get("composition", "count")
+    if how not in ("count", "repeat"):
+        raise InvalidArgument(f"options.composition = {how!r}: give \"count\" "
+                              f"(compose(event, k)) or \"repeat\" (k calls of compose(event))",
+                              argument="options.composition", value=how)
+    notes: list[str] = []
+    p = double_arg(case, "noise_parameter", notes)
+    if not 0 < p.exact <= 1:
+        raise InvalidArgument(f"args.noise_parameter = {p} is not in (0, 1]",
+                              argument="args.noise_parameter", value=p)
+    m = positive_count(case.arg("num_buckets"), "args.num_buckets", 2)
+    accountant = case.options.get("accountant")
+    if accountant not in ("pld", "rdp"):
+        raise InvalidArgument(f"options.accountant = {accountant!r}: give \"pld\" "
+                              f"(PLDAccountant) or \"rdp\" (RdpAccountant)",
+                              argument="options.accountant", value=accountant)
+    interval = option_double(case, "value_discretization_interval", notes)
+    if interval is not None and accountant != "pld":
+        raise InvalidArgument("options.value_discretization_interval applies to the pld "
+                              "accountant only", argument="options.value_discretization_interval")
+    k = _k(case)
+    which, at = _query(case, notes)
+    truth = 1 - p.exact + p.exact / m
+    pair = _k_ary(truth, m)
+    c = curve([pair], k)
+    relation = dp_accounting.NeighboringRelation.REPLACE_ONE
+    event = dp_accounting.RandomizedResponseDpEvent(noise_parameter=p.double, num_buckets=m)
+    if accountant == "pld":
+        acc = (pld.PLDAccountant(relation) if interval is None
+               else pld.PLDAccountant(relation, value_discretization_interval=interval.double))
+    else:
+        acc = rdp.RdpAccountant(neighboring_relation=relation)
+    if how == "count":
+        quiet(acc.compose, event, k)
+    else:
+        for _ in range(k):
+            quiet(acc.compose, event)
+
+    def read(which: str, x: float) -> float:
+        return float(acc.get_epsilon(x) if which == "delta" else acc.get_delta(x))
+
+    default = accountant == "pld" and interval is None
+    notes.append(f"dp_accounting {_version('dp-accounting')}: "
+                 f"{'PLDAccountant' if accountant == 'pld' else 'RdpAccountant'}"
+                 f"{' (default discretisation)' if default else ''}"
+                 f", REPLACE_ONE, "
+                 f"{'compose(event, count=k)' if how == 'count' else 'k calls of compose(event)'}")
+    return _run(case, c, notes, which, at, read, _witness(k, *pair))
+
+
+DP_ACCOUNTING = Adapter("dp_accounting", "accounting",
+                        {"RandomizedResponseDpEvent": _dpa_rr})

@@ -1,0 +1,127 @@
+"""Run the cases of an audit: each through its library's adapter, errors named by case and key.
+
+An error an adapter raises about a case (a :class:`~verifier.core.errors.VerifierError` whose
+``argument`` is e.g. ``args.eps``) becomes a :class:`~verifier.core.errors.SpecError` at
+``case[i].args.eps`` of the config file; any other exception raised while the library runs
+becomes a :class:`~verifier.core.errors.UserCodeError` naming the library and constructor.
+Both are exit 2: an audit that could not run is never reported as sound or unsound.
+
+With ``conformance = n`` each case whose adapter can sample draws ``n`` outputs from the
+library at each witness input and tests them against the law plrv decided the case on
+(:mod:`verifier.audit.conformance`); a failed fit makes the case ``unknown``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from verifier.audit.case import AuditCase, AuditRow
+from verifier.audit.conformance import Fit, goodness_of_fit
+from verifier.audit.registry import Adapter, adapter
+from verifier.core.errors import SpecError, UnknownName, UserCodeError, VerifierError
+
+__all__ = ["AuditResult", "run_audit", "MAX_CONFORMANCE"]
+
+MAX_CONFORMANCE = 10_000_000  # draws per input
+
+
+@dataclass(frozen=True, slots=True)
+class AuditResult:
+    """The rows of an audit, in the config's order, and the overall verdict."""
+
+    file: str
+    rows: tuple[AuditRow, ...]
+    conformance: int | None
+    fits: tuple[tuple[Fit, ...], ...] = ()
+
+    @property
+    def holds(self) -> bool | None:
+        """False if any case is unsound, None if any is unknown (and none unsound)."""
+        verdicts = {r.verdict for r in self.rows}
+        if "unsound" in verdicts:
+            return False
+        return None if "unknown" in verdicts else True
+
+
+def _at(file: str, case: AuditCase, exc: VerifierError) -> SpecError:
+    key = case.where + (f".{exc.argument}" if exc.argument else "")
+    return SpecError(f"{case.library}.{case.constructor}: {exc}", file=file, key=key,
+                     value=exc.value)
+
+
+def _call(file: str, case: AuditCase, what: str, f: Callable, *args: object):
+    try:
+        return f(*args)
+    except SpecError:
+        raise
+    except VerifierError as exc:
+        raise _at(file, case, exc) from None
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        raise UserCodeError(f"{file}: {case.where}: {case.library}.{case.constructor}: "
+                            f"{what} raised {type(exc).__name__}: {exc}",
+                            function=f"{case.library}.{case.constructor}") from exc
+
+
+def _constructor(file: str, case: AuditCase, ad: Adapter) -> Callable[[AuditCase], AuditRow]:
+    f = ad.constructors.get(case.constructor)
+    if f is None:
+        raise SpecError(f"{case.constructor!r} is not a constructor plrv audits in "
+                        f"{case.library}; it audits {', '.join(sorted(ad.constructors))}",
+                        file=file, key=f"{case.where}.constructor", value=case.constructor)
+    return f
+
+
+def _adapter(file: str, case: AuditCase) -> Adapter:
+    try:
+        return adapter(case.library)
+    except UnknownName as exc:
+        raise SpecError(str(exc), file=file, key=f"{case.where}.library",
+                        value=case.library) from None
+
+
+def _conform(file: str, case: AuditCase, row: AuditRow, ad: Adapter, n: int
+             ) -> tuple[AuditRow, tuple[Fit, ...]]:
+    if ad.sample is None or ad.law is None:
+        return row.with_notes(f"conformance: does not apply ({case.library} computes a "
+                              f"bound; it draws no samples)"), ()
+    inputs = row.witness.get("inputs")
+    if not isinstance(inputs, Sequence) or not inputs:
+        return row.with_notes("conformance: no witness input to sample at"), ()
+    sample, law = ad.sample, ad.law
+    fits = []
+    for x in inputs:
+        draws = _call(file, case, "sampling", sample, case, x, n)
+        fits.append(goodness_of_fit(draws, _call(file, case, "the law", law, case, x), x))
+    failed = [f for f in fits if not f.passed]
+    notes = tuple(f.note() for f in fits)
+    if failed:
+        return row.with_notes(*notes, "conformance failed: the library's draws do not fit "
+                              "the law plrv decided on, so the verdict is not tied to the "
+                              "code", verdict="unknown"), tuple(fits)
+    return row.with_notes(*notes), tuple(fits)
+
+
+def run_audit(cases: Sequence[AuditCase], file: str, conformance: int | None = None
+              ) -> AuditResult:
+    """Every case of the config, decided (see the module)."""
+    if conformance is not None and not 1 <= conformance <= MAX_CONFORMANCE:
+        from verifier.core.errors import InvalidArgument
+        raise InvalidArgument(f"--conformance {conformance} is not between 1 and "
+                              f"{MAX_CONFORMANCE}", argument="--conformance", value=conformance)
+    plan = []
+    for case in cases:  # every library and constructor is checked before any case runs
+        ad = _adapter(file, case)
+        plan.append((case, ad, _constructor(file, case, ad)))
+    rows, fits = [], []
+    for case, ad, run in plan:
+        row = _call(file, case, "the audit", run, case)
+        found: tuple[Fit, ...] = ()
+        if conformance is not None:
+            row, found = _conform(file, case, row, ad, conformance)
+        rows.append(row)
+        fits.append(found)
+    return AuditResult(file, tuple(rows), conformance, tuple(fits))
+
