@@ -75,31 +75,30 @@ def read_double(value: float) -> F64 | float:
     return F64(float(value)) if math.isfinite(value) else float(value)
 
 
-def _approx(x: Claim | Value | None) -> float | None:
-    """A float for the displayed ratio only."""
+def _real(x: Claim | Value | None) -> mpq | None:
+    """A rational at most 2^-200 (relative) from the value, for the displayed ratio only."""
     if isinstance(x, F64):
-        return x.double
-    if isinstance(x, float):
-        return x
+        return x.exact
     if isinstance(x, Enclosure):
-        return _approx(x.lower)
-    if isinstance(x, Epsilon):
-        if x.infinite:
-            return math.inf
+        return _real(x.lower)
+    if isinstance(x, Epsilon) and not x.infinite:
         if x.nats is not None:
-            return int(x.nats.numerator) / int(x.nats.denominator)
+            return x.nats
         assert x.base is not None
-        lo, _ = log_bounds(x.base, 64)
-        return int(lo.numerator) / int(lo.denominator)
+        return log_bounds(x.base, 200)[0]
     return None
 
 
 def ratio(claim: Claim, tight: Value | None) -> str | None:
-    """claim/tight ε as an approximate decimal (display only)."""
-    a, b = _approx(claim), _approx(tight)
-    if a is None or b is None or math.isinf(a) or math.isinf(b) or b == 0:
+    """claim/tight ε as an approximate decimal (display only); near 1 as ``1 ± gap``."""
+    a, b = _real(claim), _real(tight)
+    if a is None or b is None or b == 0:
         return None
-    return f"≈ {a / b:.6g}"
+    r = a / b
+    gap = r - 1
+    if gap != 0 and abs(gap) < mpq(1, 10**4):
+        return f"≈ 1 {'+' if gap > 0 else '-'} {float(abs(gap)):.3g}"
+    return f"≈ {float(r):.6g}"
 
 
 def _nats(claim: Claim) -> tuple[Epsilon | None, str | None]:
