@@ -97,8 +97,12 @@ def ratio(claim: Claim, tight: Value | None) -> str | None:
     r = a / b
     gap = r - 1
     if gap != 0 and abs(gap) < mpq(1, 10**4):
-        return f"≈ 1 {'+' if gap > 0 else '-'} {float(abs(gap)):.3g}"
-    return f"≈ {float(r):.6g}"
+        return f"≈ 1 {'+' if gap > 0 else '-'} {_float(abs(gap)):.3g}"
+    return f"≈ {_float(r):.6g}"
+
+
+def _float(x: mpq) -> float:
+    return int(x.numerator) / int(x.denominator)
 
 
 def _nats(claim: Claim) -> tuple[Epsilon | None, str | None]:
