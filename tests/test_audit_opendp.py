@@ -1,0 +1,200 @@
+"""The OpenDP adapter of ``plrv audit`` against hand derivations, and against the library's
+own draws.
+
+Every expected value below is derived by hand from the law the library's source describes
+(or computed with mpmath at 60 digits from that closed form), never copied from plrv's output.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from gmpy2 import mpq
+
+pytest.importorskip("opendp")
+
+from verifier import f64
+from verifier.audit.adapters.opendp import ADAPTER
+from verifier.audit.adapters.opendp_sample import law, sample
+from verifier.audit.adapters.opendp_threshold import threshold_answer
+from verifier.audit.case import AuditCase
+from verifier.audit.conformance import goodness_of_fit
+from verifier.core.binary64 import F64
+from verifier.core.certified import Certified
+from verifier.core.epsilon import Epsilon
+from verifier.core.errors import InvalidArgument
+
+mpmath = pytest.importorskip("mpmath")
+
+SCALE = f64(1 / math.log(2))  # the double the finding uses: 1/ln 2 rounded to nearest
+RELIABLE = 1e-6  # a goodness-of-fit p-value below this is a real misfit, not chance
+
+
+def case(constructor: str, args: dict, d_in: int | tuple | None = None,
+         inputs: tuple | None = None) -> AuditCase:
+    return AuditCase("opendp", constructor, args, d_in, None, None, None, inputs, 0)
+
+
+def run(c: AuditCase):
+    return ADAPTER.constructors[c.constructor](c)
+
+
+def _mp(x: mpq):
+    return mpmath.mpf(int(x.numerator)) / int(x.denominator)
+
+
+def _encloses(value: object, x) -> bool:
+    assert isinstance(value, Certified)
+    lo, hi = value.enclose(256)
+    return _mp(lo) - mpmath.mpf(10) ** -50 <= x <= _mp(hi) + mpmath.mpf(10) ** -50
+
+
+# ---------------------------------------------------------------- make_laplace_threshold
+
+def _beta():
+    mpmath.mp.dps = 60
+    return mpmath.exp(-1 / _mp(SCALE.exact))
+
+
+def test_threshold_finding_released_one_sixth_against_claimed_one_twelfth() -> None:
+    """A key of value 1 against none, T = 3, β = e^{−1/s} ≈ 1/2: the library keeps the key
+    when 1 + Z ≥ 3, probability Σ_{k≥2} (1−β)/(1+β)·β^k = β²/(1+β) ≈ 1/6; its map bounds δ by
+    P[Z > 2] = β³/(1+β) ≈ 1/12 (opendp#2922)."""
+    row = run(case("make_laplace_threshold", {"scale": SCALE, "threshold": 3}, (1, 1, 1)))
+    beta = _beta()
+    released, claimed = beta ** 2 / (1 + beta), beta ** 3 / (1 + beta)
+    assert abs(released - mpmath.mpf(1) / 6) < 1e-15
+    assert row.verdict == "unsound" and row.exactness == "exact"
+    assert row.witness["inputs"] == ({"a": 1}, {})
+    assert _encloses(row.tight_delta, released)
+    assert isinstance(row.claim_delta, F64)
+    assert row.claim_delta.hex == "0x1.5555555555558p-4"  # 1/12, rounded up by the library
+    assert claimed <= _mp(row.claim_delta.exact) < claimed + 1e-15
+    assert row.tight_epsilon == Epsilon.INF  # no finite ε covers a δ-short ε-free pair
+    assert isinstance(row.claim_epsilon, F64)
+    assert 1 / _mp(SCALE.exact) <= _mp(row.claim_epsilon.exact) < 1 / _mp(SCALE.exact) + 1e-15
+
+
+def test_threshold_distance_zero_pair_claims_nothing_yet_releases() -> None:
+    """{a: 0} and {} are at distance 0 (a missing key counts as 0): the map claims (0, 0) at
+    d_in = (1, 0, 0), yet {a: 0} releases the key with probability P[Z ≥ 3] = β³/(1+β)."""
+    row = run(case("make_laplace_threshold", {"scale": SCALE, "threshold": 3}, (1, 0, 0)))
+    beta = _beta()
+    assert row.verdict == "unsound"
+    assert row.witness["inputs"] == ({"a": 0}, {})
+    assert row.claim_delta == F64(0.0)
+    assert _encloses(row.tight_delta, beta ** 3 / (1 + beta))
+
+
+def test_threshold_answer_sound_when_delta_covers_the_release() -> None:
+    """At a claimed δ = 1/5 > 1/6 the released key is covered; at ε = 1/s the shifted pair
+    (T−1+1 against T−1) has the unthresholded δ = 0 (its loss is exactly ±1/s)."""
+    eps = Epsilon.of_nats(1 / SCALE.exact)
+    answer = threshold_answer(SCALE.exact, 3, 1, eps, mpq(1, 5))
+    assert answer.holds is True
+    assert not answer.epsilon_infinite
+
+
+def test_threshold_refuses_what_it_does_not_model() -> None:
+    with pytest.raises(InvalidArgument):  # two changed keys: a composition
+        run(case("make_laplace_threshold", {"scale": SCALE, "threshold": 3}, (2, 2, 1)))
+    with pytest.raises(InvalidArgument):  # d_in is (l0, l1, linf)
+        run(case("make_laplace_threshold", {"scale": SCALE, "threshold": 3}, 1))
+    with pytest.raises(InvalidArgument):  # a bare float is not a double named as one
+        run(case("make_laplace_threshold", {"scale": "1.5", "threshold": 3}, (1, 1, 1)))
+    with pytest.raises(InvalidArgument):  # the granularity applies to floats only
+        run(case("make_laplace_threshold", {"scale": SCALE, "threshold": 3, "k": -2},
+                 (1, 1, 1)))
+
+
+# -------------------------------------------------------------------- randomized response
+
+def test_rr_bool_exact_epsilon_is_ln3() -> None:
+    """p = 3/4: the truth 3/4, the lie 1/4, so ε = ln((3/4)/(1/4)) = ln 3."""
+    row = run(case("make_randomized_response_bool", {"prob": f64("0.75")}, 1))
+    assert row.tight_epsilon == Epsilon.log(3)
+    assert row.verdict == "sound"  # the library's double is ln 3 rounded up
+    assert isinstance(row.claim_epsilon, F64)
+    assert _mp(row.claim_epsilon.exact) >= mpmath.log(3)
+
+
+def test_rr_categorical_sound_at_one_half() -> None:
+    """t = 3, p = 1/2: truth 1/2, each lie 1/4, a non-member 1/3 each: ε = ln 2."""
+    row = run(case("make_randomized_response", {"categories": (0, 1, 2),
+                                                "prob": f64("0.5")}, 1))
+    assert row.tight_epsilon == Epsilon.log(2)
+    assert row.verdict == "sound"
+
+
+def test_rr_categorical_below_one_over_t_is_unsound() -> None:
+    """p = 0x1.5555555555555p-2 = 6004799503160661/2^54 < 1/3 (the library accepts it, as
+    ≥ fl(1/3)): each lie has (1 − p)/2 > p, so ε = ln((1 − p)/(2p)) > 0 while the map says 0."""
+    p = mpq(6004799503160661, 2 ** 54)
+    row = run(case("make_randomized_response", {"categories": (0, 1, 2),
+                                                "prob": f64("0x1.5555555555555p-2")}, 1))
+    assert row.claim_epsilon == F64(0.0)
+    assert row.tight_epsilon == Epsilon.log((1 - p) / (2 * p))
+    assert (1 - p) / (2 * p) == mpq(12009599006321323, 12009599006321322)
+    assert row.verdict == "unsound"
+
+
+def test_rr_bitvec_two_flipped_bits() -> None:
+    """f = 1/2: each bit flips with q = 1/4; two weight-1 vectors differ in 2 bits, so
+    ε = 2·ln((3/4)/(1/4)) = ln 9 = 2·m·ln((2 − f)/f), the library's formula."""
+    row = run(case("make_randomized_response_bitvec", {"max_weight": 1, "f": f64("0.5")}, 1))
+    assert row.tight_epsilon == Epsilon.log(9)
+    assert row.verdict == "sound"
+
+
+def test_rr_bitvec_vectors_of_two_lengths_are_neighbours() -> None:
+    """Under DiscreteDistance a byte and two bytes are neighbours; the output has the input's
+    length, so the laws have disjoint supports: ε = ∞."""
+    one, two = (1,) + (0,) * 7, (1,) + (0,) * 15
+    row = run(case("make_randomized_response_bitvec", {"max_weight": 1, "f": f64("0.5")}, 1,
+                   (one, two)))
+    assert row.tight_epsilon == Epsilon.INF
+    assert row.verdict == "unsound"
+
+
+# ----------------------------------------------------------- discrete Laplace on integers
+
+@pytest.mark.parametrize(("constructor", "scale", "d_in"),
+                         [("make_laplace", "2.0", 1), ("make_geometric", "0.3", 2)])
+def test_discrete_laplace_epsilon_is_d_over_scale(constructor: str, scale: str,
+                                                  d_in: int) -> None:
+    """P[Z = z] ∝ e^{−|z|/s}: shifting the centre by Δ changes every log-mass by at most
+    Δ/s, with equality on one side: ε = Δ/s, s the double read exactly."""
+    s = f64(scale)
+    row = run(case(constructor, {"scale": s}, d_in))
+    assert row.tight_epsilon == Epsilon.of_nats(d_in / s.exact)
+    assert row.verdict == "sound"
+
+
+def test_geometric_bounds_are_refused_not_guessed() -> None:
+    with pytest.raises(InvalidArgument):
+        run(case("make_geometric", {"scale": f64("1.0"), "bounds": (0, 10)}, 1))
+
+
+# ------------------------------------------------------------------------- conformance
+
+@pytest.mark.parametrize(("c", "x"), [
+    (case("make_laplace_threshold", {"scale": SCALE, "threshold": 3}, (1, 1, 1)), {"a": 1}),
+    (case("make_randomized_response_bool", {"prob": f64("0.75")}, 1), True),
+    (case("make_randomized_response", {"categories": (0, 1, 2), "prob": f64("0.5")}, 1), 7),
+    (case("make_laplace", {"scale": f64("2.0")}, 1), -1),
+    (case("make_randomized_response_bitvec", {"max_weight": 1, "f": f64("0.5")}, 1),
+     (1, 0, 0, 0, 0, 0, 0, 0)),
+])
+def test_library_draws_fit_the_law(c: AuditCase, x: object) -> None:
+    fit = goodness_of_fit(sample(c, x, 20_000), law(c, x), x)
+    assert fit.outside == 0 and fit.p_value >= RELIABLE, fit.note()
+
+
+def test_threshold_release_frequency_is_one_sixth_not_one_twelfth() -> None:
+    """20 000 draws at {a: 1}: the release count is Binomial(20000, ≈1/6), mean 3333 and
+    sd 53; at the claimed 1/12 it would be near 1667."""
+    c = case("make_laplace_threshold", {"scale": SCALE, "threshold": 3}, (1, 1, 1))
+    draws = sample(c, {"a": 1}, 20_000)
+    released = sum(1 for d in draws if isinstance(d, (int, tuple)))
+    assert abs(released - 20_000 / 6) < 8 * math.sqrt(20_000 * 5 / 36)

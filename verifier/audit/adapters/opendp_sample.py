@@ -1,0 +1,137 @@
+"""``--conformance`` for OpenDP: draws from the library at a witness input, and the law plrv
+decided the case on, over the same outcomes.
+
+Randomized response has finite rational laws, given exactly. The discrete Laplace laws
+(``make_laplace``/``make_geometric`` on an integer, ``make_laplace_threshold``) have
+transcendental masses and infinitely many outcomes: for the goodness-of-fit test only, the
+outcomes within ``TAIL`` of the centre (or above the threshold) are kept one by one and the
+rest pooled into tail cells, and each mass is the midpoint of its certified enclosure at
+``PRECISION`` bits (within ``2^−PRECISION`` of the true mass; the last cell takes the
+remainder so that the masses sum to 1). That approximation feeds a statistical test only —
+which can turn a verdict ``unknown``, never ``sound``; the verdict itself is decided on the
+exact law.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+from gmpy2 import mpq
+
+from verifier.core.distribution import BOTTOM, Dist
+from verifier.core.errors import InvalidArgument
+from verifier.core.theta import Series
+from verifier.model.expnoise import ExpNoise, discrete_laplace
+
+__all__ = ["sample", "law", "TAIL", "PRECISION"]
+
+TAIL = 60  # outcomes kept one by one on each side of the centre (above the threshold)
+PRECISION = 256  # bits of the enclosures whose midpoints the test uses
+
+
+def _mid(x: Series, n: Series) -> mpq:
+    lo, hi = x.enclose(PRECISION)
+    d_lo, d_hi = n.enclose(PRECISION)
+    return (lo / d_hi + hi / d_lo) / 2
+
+
+def _laplace_cells(noise: ExpNoise, centre: int) -> Dist:
+    n = noise.denominator
+    masses: dict[Hashable, mpq] = {o: _mid(noise.numerator(o, centre), n)
+                                   for o in range(centre - TAIL, centre + TAIL + 1)}
+    masses[("≥", centre + TAIL + 1)] = _mid(noise.at_least(TAIL + 1), n)
+    masses[("≤", centre - TAIL - 1)] = 1 - sum(masses.values(), mpq(0))
+    return Dist(masses)
+
+
+def _laplace_cell(o: int, centre: int) -> Hashable:
+    if o > centre + TAIL:
+        return ("≥", centre + TAIL + 1)
+    if o < centre - TAIL:
+        return ("≤", centre - TAIL - 1)
+    return o
+
+
+def _threshold_value(x: object) -> int | None:
+    if not isinstance(x, dict) or len(x) > 1:
+        raise InvalidArgument(f"a witness input of the threshold is a map of at most one "
+                              f"key, not {x!r:.40}", argument="inputs", value=x)
+    return next(iter(x.values())) if x else None
+
+
+def _threshold_cells(noise: ExpNoise, t: int, v: int | None) -> Dist:
+    if v is None:
+        return Dist.point(BOTTOM)
+    n = noise.denominator
+    masses: dict[Hashable, mpq] = {o: _mid(noise.numerator(o, v), n)
+                                   for o in range(t, t + TAIL + 1)}
+    masses[("≥", t + TAIL + 1)] = _mid(noise.at_least(t + TAIL + 1 - v), n)
+    masses[BOTTOM] = 1 - sum(masses.values(), mpq(0))
+    return Dist(masses)
+
+
+def _threshold_cell(out: dict, t: int) -> Hashable:
+    if not out:
+        return BOTTOM
+    (o,) = out.values()
+    return ("≥", t + TAIL + 1) if o > t + TAIL else o
+
+
+def law(case, x: object) -> Dist:
+    """The law plrv decided ``case`` on, at the witness input ``x`` (see the module)."""
+    from verifier.audit.adapters import opendp as od
+    from verifier.audit.adapters import opendp_laws as laws
+
+    c = case.constructor
+    if c == "make_randomized_response_bool":
+        return laws.rr_bool(od.double_arg(case, "prob").exact, bool(x))
+    if c == "make_randomized_response":
+        return laws.rr_categorical(tuple(dict.fromkeys(case.arg("categories"))),
+                                   od.double_arg(case, "prob").exact, x)
+    if c == "make_randomized_response_bitvec":
+        return laws.rr_bitvec(tuple(x), od.bitvec_flip(od.double_arg(case, "f")))  # type: ignore[arg-type]
+    scale = od.double_arg(case, "scale").exact
+    if c in ("make_laplace", "make_geometric"):
+        return _laplace_cells(discrete_laplace(scale), int(x))  # type: ignore[call-overload]
+    if c == "make_laplace_threshold":
+        return _threshold_cells(discrete_laplace(scale), int(case.arg("threshold")),
+                                _threshold_value(x))
+    raise InvalidArgument(f"no law for {c}", argument="constructor", value=c)
+
+
+def sample(case, x: object, n: int) -> Sequence[Hashable]:
+    """``n`` draws of the library's measurement at the witness input ``x``, as outcomes of
+    :func:`law`."""
+    from verifier.audit.adapters import opendp as od
+
+    dp = od.opendp()
+    c = case.constructor
+    if c == "make_randomized_response_bool":
+        meas = dp.m.make_randomized_response_bool(prob=od.double_arg(case, "prob").double)
+        return [meas(bool(x)) for _ in range(n)]
+    if c == "make_randomized_response":
+        meas = dp.m.make_randomized_response(categories=list(case.arg("categories")),
+                                             prob=od.double_arg(case, "prob").double)
+        return [meas(x) for _ in range(n)]
+    if c == "make_randomized_response_bitvec":
+        import numpy as np
+
+        meas = dp.m.make_randomized_response_bitvec(
+            dp.bitvector_domain(max_weight=int(case.arg("max_weight"))),
+            dp.discrete_distance(), f=od.double_arg(case, "f").double)
+        packed = np.packbits(np.array(x, dtype=np.uint8))
+        return [tuple(int(b) for b in np.unpackbits(np.frombuffer(meas(packed), np.uint8)))
+                for _ in range(n)]
+    scale = od.double_arg(case, "scale").double
+    if c in ("make_laplace", "make_geometric"):
+        meas = getattr(dp.m, c)(dp.atom_domain(T=int), dp.absolute_distance(T=int),
+                                scale=scale)
+        return [_laplace_cell(meas(int(x)), int(x)) for _ in range(n)]  # type: ignore[call-overload]
+    if c == "make_laplace_threshold":
+        t = int(case.arg("threshold"))
+        meas = dp.m.make_laplace_threshold(
+            dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T=int)),
+            dp.l01inf_distance(dp.absolute_distance(T=int)), scale=scale, threshold=t)
+        _threshold_value(x)
+        return [_threshold_cell(meas(x), t) for _ in range(n)]
+    raise InvalidArgument(f"no sampler for {c}", argument="constructor", value=c)
