@@ -15,24 +15,35 @@ Sums over the whole support, as an argmax or a comparison of noisy values needs
 (below), so a product of factors is a polynomial in ``t`` and its sum over the tail is
 ``Σ_k coef_k · Σ_{v ≥ V} α^{kv} = Σ_k coef_k · α^{kV}/(1 − α^k)``; the constant term must
 vanish (a probability mass summed over infinitely many ``v``).
+
+The arithmetic is generic over the coefficient field: ``alpha`` is a rational in ``(0, 1)``, or
+the indeterminate ``β`` of :class:`~verifier.core.ratfunc.RatFunc` (:meth:`RatFunc.beta`), and
+then every mass, tail and :func:`noisy_sum` is the same expression as an exact rational function
+of ``β`` — the law at a transcendental ``β = e^{−1/scale}`` (:mod:`verifier.model.expnoise_zoo`).
+One code path serves both; at a rational ``α`` the rational function's value is the rational.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from gmpy2 import mpq
 
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import open_unit
+from verifier.core.ratfunc import RatFunc
 
-__all__ = ["geometric_mass", "at_most", "geometric", "clamp", "Noisy", "noisy_sum"]
+__all__ = ["geometric_mass", "at_most", "geometric", "clamp", "Noisy", "noisy_sum", "Coef"]
+
+Coef: TypeAlias = mpq | RatFunc  # a rational, or a rational function of the base β
 
 
-def _alpha(alpha: object) -> mpq:
-    return open_unit(alpha, "alpha")
+def _alpha(alpha: object) -> Coef:
+    """A rational in (0, 1), or a rational function of ``β`` (the symbolic base)."""
+    return alpha if isinstance(alpha, RatFunc) else open_unit(alpha, "alpha")
 
 
 def _integer(value: object, name: str) -> int:
@@ -42,13 +53,13 @@ def _integer(value: object, name: str) -> int:
     return value
 
 
-def geometric_mass(k: int, alpha: object) -> mpq:
+def geometric_mass(k: int, alpha: object) -> Coef:
     """``P[Z = k] = (1 − α)/(1 + α)·α^|k|``."""
     a = _alpha(alpha)
     return (1 - a) / (1 + a) * a ** abs(_integer(k, "k"))
 
 
-def at_most(w: int, centre: int, alpha: object) -> mpq:
+def at_most(w: int, centre: int, alpha: object) -> Coef:
     """``P[c + Z ≤ w]``: ``α^{c−w}/(1+α)`` for ``w ≤ c``, ``1 − α^{w−c+1}/(1+α)`` above."""
     a = _alpha(alpha)
     if w <= centre:
@@ -69,14 +80,14 @@ def geometric(centre: int, alpha: object, lo: int, hi: int) -> Dist:
     >>> [str(geometric(0, "1/2", 0, 2)[j]) for j in (0, 1, 2)]  # 2/3, 1/6, 1/6
     ['2/3', '1/6', '1/6']
     """
-    a = _alpha(alpha)
+    a = open_unit(alpha, "alpha")  # a law (Dist) has rational masses
     c, lo, hi = _integer(centre, "centre"), _integer(lo, "lo"), _integer(hi, "hi")
     if lo > hi:
         raise InvalidArgument(f"clamp range [{lo}, {hi}] is empty", argument="hi", value=hi)
     if lo == hi:
         return Dist.point(lo)
     k = (1 - a) / (1 + a)
-    weights: dict[Hashable, mpq] = {j: k * a ** abs(j - c) for j in range(lo + 1, hi)}
+    weights: dict[Hashable, Coef] = {j: k * a ** abs(j - c) for j in range(lo + 1, hi)}
     weights[lo] = at_most(lo, c, a)
     weights[hi] = 1 - at_most(hi - 1, c, a)
     return Dist({j: w for j, w in weights.items() if w != 0})
@@ -93,7 +104,7 @@ class Noisy:
     shift: int = 0
     power: int = 1
 
-    def at(self, v: int, base: mpq) -> mpq:
+    def at(self, v: int, base: Coef) -> Coef:
         a = base ** self.power
         w = v + self.shift
         if self.rel == "=":
@@ -109,12 +120,13 @@ class Noisy:
         raise InvalidArgument(f"rel = {self.rel!r} is not one of =, <=, <, >=, >",
                               argument="rel", value=self.rel)
 
-    def tail(self, base: mpq, upper: bool) -> tuple[mpq, mpq]:
+    def tail(self, base: Coef, upper: bool) -> tuple[int, Coef]:
         """``(a0, a1)`` with the factor ``= a0 + a1·u^power`` in the tail, ``u = β^v`` above
         the window (``upper``) or ``β^{−v}`` below it (``α = β^power``)."""
         a = base ** self.power
         c = self.centre - self.shift  # compare v with c: P[Z rel v − c]
         one = 1 + a
+        forms: dict[str, tuple[int, Coef]]
         if upper:  # v ≥ c + 1
             forms = {"=": (0, (1 - a) / one * a ** -c), "<=": (1, -a ** (1 - c) / one),
                      "<": (1, -a ** -c / one), ">=": (0, a ** -c / one),
@@ -126,16 +138,15 @@ class Noisy:
         if self.rel not in forms:
             raise InvalidArgument(f"rel = {self.rel!r} is not one of =, <=, <, >=, >",
                                   argument="rel", value=self.rel)
-        a0, a1 = forms[self.rel]
-        return mpq(a0), mpq(a1)
+        return forms[self.rel]
 
 
-def _tail_sum(factors: Sequence[Noisy], a: mpq, upper: bool, edge: int) -> mpq:
+def _tail_sum(factors: Sequence[Noisy], a: Coef, upper: bool, edge: int) -> Coef:
     """``Σ_{v ≥ edge} Π f(v)`` (``upper``) or ``Σ_{v ≤ edge} Π f(v)``, in closed form."""
-    poly = {0: mpq(1)}
+    poly: dict[int, Coef] = {0: mpq(1)}
     for f in factors:
         a0, a1 = f.tail(a, upper)
-        nxt: dict[int, mpq] = {}
+        nxt: dict[int, Coef] = {}
         for k, coef in poly.items():
             if a0:
                 nxt[k] = nxt.get(k, mpq(0)) + coef * a0
@@ -151,7 +162,7 @@ def _tail_sum(factors: Sequence[Noisy], a: mpq, upper: bool, edge: int) -> mpq:
 
 
 def noisy_sum(factors: Sequence[Noisy], alpha: object, lo: int | None = None,
-              hi: int | None = None) -> mpq:
+              hi: int | None = None) -> Coef:
     """``Σ_{lo ≤ v ≤ hi} Π_j factors_j(v)`` (``None``: unbounded), exact: directly over a
     window holding every centre, in closed form beyond it (a tail cut at ``lo`` or ``hi`` is
     the difference of two closed forms).
@@ -168,7 +179,7 @@ def noisy_sum(factors: Sequence[Noisy], alpha: object, lo: int | None = None,
         return mpq(0)
     first = w_lo if lo is None else max(lo, w_lo)
     last = w_hi if hi is None else min(hi, w_hi)
-    total = sum((_product(factors, v, a) for v in range(first, last + 1)), mpq(0))
+    total: Coef = sum((_product(factors, v, a) for v in range(first, last + 1)), mpq(0))
     if hi is None or hi > w_hi:  # Σ_{w_hi < v ≤ hi}
         start = w_hi + 1 if lo is None else max(lo, w_hi + 1)
         total += _tail_sum(factors, a, True, start)
@@ -182,8 +193,8 @@ def noisy_sum(factors: Sequence[Noisy], alpha: object, lo: int | None = None,
     return total
 
 
-def _product(factors: Sequence[Noisy], v: int, a: mpq) -> mpq:
-    out = mpq(1)
+def _product(factors: Sequence[Noisy], v: int, a: Coef) -> Coef:
+    out: Coef = mpq(1)
     for f in factors:
         out *= f.at(v, a)
         if out == 0:
