@@ -29,7 +29,12 @@ from verifier.model.expnoise import discrete_gaussian, discrete_laplace
 from verifier.notions.dp.noise_check import check_noise_dp
 from verifier.notions.dp.noise_loss import pair_loss
 
-mpmath.mp.dps = 100
+
+@pytest.fixture(autouse=True, scope="module")
+def _digits():
+    """100 digits for the references here, restored after (the setting is global)."""
+    with mpmath.workdps(100):
+        yield
 MPQ = type(mpq(0))
 
 

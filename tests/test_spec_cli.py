@@ -76,11 +76,11 @@ BAD = [
     ("negative", RR.replace("values = [0, 1]", 'values = [0, 1]\nprior = ["3/2", "-1/2"]'),
      "data.prior", "prior[1] = -1/2 is a negative weight"),
     ("unknown-notion", RR.replace('["dp"]', '["renyi"]'), "query.notions",
-     "unknown notion 'renyi'; known notions: dp, apkdp, ppkdp, noiseless"),
+     "unknown notion 'renyi'; known notions: dp, apkdp, ppkdp, noiseless, rdp, zcdp"),
     ("no-records", RR.replace("records = 3\n", ""), "data.records",
      "missing: the number of records n"),
     ("unknown-key", RR.replace("[query]", "[query]\nepsillon = 1"), "query.epsillon",
-     "unknown key; query takes delta, epsilon, notions"),
+     "unknown key; query takes delta, epsilon, notions, orders, rdp_epsilon, rho"),
     ("delta>1", RR.replace('delta = "0"', 'delta = "3/2"'), "query.delta",
      "delta = 3/2 is not a probability in [0, 1]"),
 ]

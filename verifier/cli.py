@@ -71,26 +71,18 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
         from verifier.core.errors import InvalidArgument
         raise InvalidArgument(f"--mode {mode!r} is not exact or certified", argument="--mode")
     s = load_overridden(spec, budget, budget_counts, engine, point)
+    refused = {"--full": full, "--certificate": certificate, "--closed-form": closed_form,
+               "--workers": workers, "--scheduler": scheduler, "--progress": progress,
+               "--mode certified": mode == "certified"}
     if not hasattr(s, "mechanism"):  # discrete Laplace or Gaussian noise
         from verifier.commands.noise import noise_check
-        return noise_check(s, json_out, {"--full": full, "--certificate": certificate,
-                                         "--closed-form": closed_form, "--workers": workers,
-                                         "--scheduler": scheduler, "--progress": progress,
-                                         "--mode certified": mode == "certified"})
+        return noise_check(s, json_out, refused)
+    if s.renyi is not None:  # rdp, zcdp
+        from verifier.commands.renyi import renyi_check
+        return renyi_check(s, json_out, refused)
     if mode == "certified":
-        if certificate is not None or closed_form or full:
-            from verifier.core.errors import InvalidArgument
-            raise InvalidArgument("--mode certified gives intervals: it takes no "
-                                  "--certificate, --closed-form or --full", argument="--mode")
-        from verifier.specs.check import run_spec_certified
-        certified = run_spec_certified(s)
-        if json_out:
-            from verifier.reports.json_out import certified_json
-            print_json(certified_json(certified))
-        else:
-            from verifier.reports.terminal import print_certified
-            print_certified(certified)
-        return int(certified.exit_code)
+        from verifier.commands.certified import certified_check
+        return certified_check(s, json_out, certificate, closed_form, full)
     with run_on(workers, scheduler), ProgressBar(progress, "joint tables") as bar:
         if certificate is None:
             report = run_spec(s, progress=bar)

@@ -4,6 +4,7 @@ overrides, checking output paths before any work, and printing JSON."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -104,3 +105,14 @@ def full_needs_json(full: bool, json_out: bool) -> None:
         from verifier.core.errors import InvalidArgument
         raise InvalidArgument("--full goes with --json (it adds the per-row tables to the JSON)",
                               argument="--full")
+
+
+def refuse_options(what: str, refused: Mapping[str, object]) -> None:
+    """Refuse every option of ``refused`` that was given (not ``None`` or ``False``): a
+    command path that cannot apply an option says so rather than ignore it."""
+    from verifier.core.errors import InvalidArgument
+
+    for option, value in refused.items():
+        if value not in (None, False):
+            raise InvalidArgument(f"{option} does not apply to {what}", argument=option,
+                                  value=value)

@@ -12,8 +12,7 @@ from collections.abc import Mapping
 import typer
 
 from verifier.commands.app import verdict
-from verifier.commands.common import print_json
-from verifier.core.errors import InvalidArgument
+from verifier.commands.common import print_json, refuse_options
 from verifier.notions.dp.noise_check import check_noise_dp
 from verifier.specs.noise import NoiseProblem
 
@@ -58,10 +57,9 @@ def _interval(c, prec: int = 128) -> list[str]:
 
 
 def noise_check(s: NoiseProblem, json_out: bool, refused: Mapping[str, object]) -> int:
-    for option, value in refused.items():
-        if value not in (None, False):
-            raise InvalidArgument(f"{option} does not apply to a {s.noise.kind} spec",
-                                  argument=option, value=value)
+    refuse_options(f"a {s.noise.kind} spec", refused)
+    if s.renyi is not None:
+        return _renyi(s, json_out)
     r = check_noise_dp(s.noise, s.values, s.records, s.epsilon, s.delta)
     if json_out:
         print_json(noise_json(s, r))
@@ -87,3 +85,23 @@ def noise_check(s: NoiseProblem, json_out: bool, refused: Mapping[str, object]) 
     side = "witness" if r.holds is False else "worst case"
     typer.echo(f"{side}  centres {r.witness[0]} and {r.witness[1]}")
     return verdict(r.holds)
+
+
+def _renyi(s: NoiseProblem, json_out: bool) -> int:
+    """rdp/zcdp of the discrete Gaussian (:mod:`verifier.notions.renyi.gaussian`)."""
+    from verifier.notions.renyi.gaussian import gaussian_renyi
+    from verifier.reports.renyi import renyi_json, renyi_lines
+
+    assert s.renyi is not None
+    report = gaussian_renyi(s.noise, s.values, s.records, s.notions, s.renyi)
+    out = renyi_json(report, s.renyi, s.noise.describe())
+    if json_out:
+        print_json(out)
+        return verdict(report.holds)
+    typer.echo(f"mechanism  sum of {s.records} records over {list(s.values)} + "
+               f"{s.noise.describe()}")
+    for key, d in s.doubles:
+        typer.echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")
+    for label, text in renyi_lines(out, report.info):
+        typer.echo(f"{label:<10} {text}")
+    return verdict(report.holds)

@@ -27,7 +27,7 @@ from verifier.notions.partial.cases import (
     ppk_cases,
     tables_for,
 )
-from verifier.notions.registry import APKDP, DP, NOTIONS, PPKDP, notion
+from verifier.notions.registry import APKDP, DP, NOTIONS, PPKDP, RENYI, notion
 from verifier.notions.result import NotionResult, summarize
 from verifier.parallel import current_executor
 
@@ -113,6 +113,11 @@ class Analysis:
         eps = parse_epsilon(epsilon)
         d = probability(delta, "delta")
         asked = [notion(name) for name in notions]
+        renyi = [n.key for n in asked if n.key in RENYI]
+        if renyi:
+            raise InvalidArgument(f"notion {renyi[0]!r} is decided by "
+                                  f"verifier.notions.renyi.check.check_renyi, not with an "
+                                  f"(ε, δ) claim", argument="notions", value=renyi[0])
         pairs = self.pairs or ()  # set whenever there are tables (notions other than dp)
         results: dict[str, NotionResult] = {}
         for n in asked:

@@ -15,6 +15,7 @@ from verifier.model.data import DataModel
 from verifier.model.knowledge import Knowledge
 from verifier.model.mechanisms import Mechanism
 from verifier.notions.dp.neighbours import Relation
+from verifier.notions.renyi.check import RenyiClaim
 
 __all__ = ["CheckProblem"]
 
@@ -39,3 +40,4 @@ class CheckProblem:
     engine: str
     relation: Relation | None = None  # dp's neighbouring relation (None: replace-one)
     doubles: tuple = ()  # (dotted key, F64): the spec's {f64 = "…"} values, for reports
+    renyi: RenyiClaim | None = None  # the claim of notions rdp and zcdp (then ε, δ unused)

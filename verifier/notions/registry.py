@@ -20,7 +20,8 @@ from enum import Enum
 
 from verifier.core.errors import UnknownName
 
-__all__ = ["Notion", "Conditioning", "DP", "APKDP", "PPKDP", "NOISELESS", "NOTIONS", "notion"]
+__all__ = ["Notion", "Conditioning", "DP", "APKDP", "PPKDP", "NOISELESS", "RDP", "ZCDP",
+           "NOTIONS", "RENYI", "notion"]
 
 
 class Conditioning(Enum):
@@ -55,8 +56,14 @@ PPKDP = Notion("ppkdp", "PPK-DP (passive attacker)", "passive (PPK)", "seed 003,
                Conditioning.VALUE_AND_DRAWN_BACKGROUND, needs_model=True)
 NOISELESS = Notion("noiseless", "noiseless privacy", "noiseless", "seed 003, Definition 3",
                    Conditioning.VALUE, needs_model=True)
+RDP = Notion("rdp", "Rényi DP", "RDP", "Mironov 2017, Rényi Differential Privacy, Definition 4",
+             Conditioning.NEIGHBOURS, needs_model=False)
+ZCDP = Notion("zcdp", "ρ-zCDP", "zCDP", "Bun and Steinke 2016, Concentrated Differential "
+              "Privacy: Simplifications, Extensions, and Lower Bounds, Definition 1.1",
+              Conditioning.NEIGHBOURS, needs_model=False)
 
-NOTIONS: dict[str, Notion] = {n.key: n for n in (DP, APKDP, PPKDP, NOISELESS)}
+NOTIONS: dict[str, Notion] = {n.key: n for n in (DP, APKDP, PPKDP, NOISELESS, RDP, ZCDP)}
+RENYI = frozenset({"rdp", "zcdp"})  # decided by verifier.notions.renyi, not by (ε, δ) cases
 
 
 def notion(name: object) -> Notion:

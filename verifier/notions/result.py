@@ -36,6 +36,7 @@ class Case:
     loss: LossLaw
     outputs: Callable[[], Iterable[tuple[Hashable, Loss]]] = lambda: ()
     count: int = 1  # the comparisons this case stands for (a worst over several)
+    laws: tuple | None = None  # (P, Q): the two output laws, where a DP case has them
 
 
 @dataclass(frozen=True)

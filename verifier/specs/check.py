@@ -8,7 +8,8 @@ Tables and keys (every key checked by name; an unknown key is an error)::
     [mechanism]   kind and its parameters (see verifier.model.mechanisms.MECHANISM_KINDS)
     [attacker]    target (index, list or "all"), known (indices, or a list of index lists
                   for a family Z) or knowledge ("module:function"), pairs (list of [a, b])
-    [query]       epsilon, delta, notions
+    [query]       epsilon, delta, notions; for rdp and zcdp: orders, rho, rdp_epsilon
+                  (verifier.specs.renyi)
     [input]       for dp: input vectors instead of [data] (verifier.specs.neighbours)
     [neighbours]  for dp: the neighbouring relation (default replace-one)
     [limits]      the budgets of verifier.core.budget.CHECK_LIMITS, engine
@@ -23,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
+
+from gmpy2 import mpq
 
 from verifier.core.budget import CHECK_LIMITS, budget_from_limits
 from verifier.core.distribution import Dist
@@ -40,9 +43,10 @@ from verifier.notions.partial.cases import ordered_pairs
 from verifier.notions.problem import CheckProblem
 from verifier.specs.features import refuse_unsupported
 from verifier.specs.files import check_kind, check_tables, read_toml
-from verifier.specs.keys import Table, anything, doubles, list_of, record_value, string
+from verifier.specs.keys import Table, anything, doubles, list_of, record_value
 from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 from verifier.specs.noise import is_noise_spec, read_noise_spec
+from verifier.specs.renyi import RENYI_KEYS, read_notions, read_renyi
 
 __all__ = ["Spec", "load_spec", "parse_spec", "run_spec", "COMMANDS"]
 
@@ -51,7 +55,7 @@ _TABLES = {
     "data": {"records", "values", *_MODEL_KEYS},
     "mechanism": None,  # checked by the mechanism builder
     "attacker": {"target", "known", "knowledge", "pairs"},
-    "query": {"epsilon", "delta", "notions"},
+    "query": {"epsilon", "delta", "notions", *RENYI_KEYS},
     "limits": {*CHECK_LIMITS, "engine"},
     "input": INPUT_KEYS,
     "neighbours": NEIGHBOURS_KEYS,
@@ -141,20 +145,21 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
         attacker.check("known", k.check_against, n, ())
         attacker.check("target", k.check_against, n, target_idx)
 
-    eps = query.read("epsilon", parse_epsilon, missing='missing: the claimed ε, e.g. "ln(2)"')
-    delta = query.rational("delta", "0", probability)
-    notions = tuple(query.list_of("notions", _notion, ["dp"]))
-    if len(set(notions)) != len(notions):
-        twice = next(x for x in notions if notions.count(x) > 1)
-        raise query.fail("notions", f"{twice!r} is listed twice; name each notion once",
-                         list(notions))
-    if not notions:
-        raise query.fail("notions", "empty: name at least one notion", [])
-    if (inputs is not None or neighbours.raw) and notions != ("dp",):
-        raise query.fail("notions", "[input] and [neighbours] define classical dp's "
-                                    'inputs: write notions = ["dp"]', list(notions))
-    for notion in notions:
-        if notion != "dp" and model is None:
+    notions = read_notions(query)
+    renyi = read_renyi(query, notions)
+    if renyi is None:
+        eps = query.read("epsilon", parse_epsilon,
+                         missing='missing: the claimed ε, e.g. "ln(2)"')
+        delta = query.rational("delta", "0", probability)
+    else:  # the conversion points are in the Rényi claim
+        eps, delta = parse_epsilon(0), mpq(0)
+    partial_notions = [x for x in notions if NOTIONS[x].needs_model]
+    if (inputs is not None or neighbours.raw) and partial_notions:
+        raise query.fail("notions", "[input] and [neighbours] define the inputs of dp, rdp "
+                                    f"and zcdp; {partial_notions[0]} needs a data model: "
+                                    'write notions = ["dp"] (or rdp, zcdp)', list(notions))
+    for notion in partial_notions:
+        if model is None:
             raise data.fail("prior", f"notion {notion!r} needs a data model: give prior, "
                                      f"priors, or support and weights")
     engine = limits.string("engine", ENGINES, "auto")
@@ -171,21 +176,14 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
                                      "noiseless; dp ranges over its neighbouring relation: "
                                      'give it in [neighbours] (relation = "pairs") or ask '
                                      "for the other notions", attacker.raw["pairs"])
-    if notions == ("dp",) and attacker.raw:
+    if not partial_notions and attacker.raw:
         key = next(iter(attacker.raw))
         raise attacker.fail(key, "[attacker] describes the attacker of apkdp, ppkdp and "
-                                 "noiseless; notions = [\"dp\"] would ignore it: remove the "
-                                 "table or ask for those notions", attacker.raw[key])
+                                 f"noiseless; notions = {list(notions)} would ignore it: "
+                                 "remove the table or ask for those notions",
+                            attacker.raw[key])
     return Spec(file, values, n, model, mech, know, targets, pairs, eps, delta, notions, budget,
-                engine, relation, doubles(raw))
-
-
-def _notion(value: object, name: str) -> str:
-    string(value, name)
-    if value not in NOTIONS:
-        raise InvalidArgument(f"unknown notion {value!r}; known notions: {', '.join(NOTIONS)}",
-                              argument=name, value=value)
-    return str(value)
+                engine, relation, doubles(raw), renyi)
 
 
 def _family_only(query: Table) -> None:

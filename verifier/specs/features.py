@@ -27,6 +27,16 @@ def _key(table: str, key: str) -> Callable[[Mapping], bool]:
     return lambda raw: isinstance(raw.get(table), Mapping) and key in raw[table]
 
 
+def _renyi(raw: Mapping) -> bool:
+    """Rényi notions asked for, or their keys given (``[query]`` rho, orders, rdp_epsilon)."""
+    query = raw.get("query")
+    if not isinstance(query, Mapping):
+        return False
+    notions = query.get("notions")
+    named = isinstance(notions, list) and any(n in ("rdp", "zcdp") for n in notions)
+    return named or any(k in query for k in ("rho", "orders", "rdp_epsilon"))
+
+
 FEATURES: dict[str, Callable[[Mapping], bool]] = {  # feature -> is it in the raw spec?
     "data.prior": _key("data", "prior"),
     "data.priors": _key("data", "priors"),
@@ -39,6 +49,7 @@ FEATURES: dict[str, Callable[[Mapping], bool]] = {  # feature -> is it in the ra
     "input": _table("input"),
     "neighbours": _table("neighbours"),
     "parameters": _table("parameters"),
+    "query.rho": _renyi,  # the Rényi notions rdp and zcdp, and their claim
 }
 
 _ALL = frozenset(FEATURES)
@@ -47,22 +58,22 @@ _DP = frozenset({"input", "neighbours"})
 SUPPORTED: dict[str, frozenset[str]] = {
     # every feature; [parameters] only at a point (--at)
     "check": _ALL,
-    # thresholds swept over the spec as given
-    "sweep": _ALL - {"parameters"},
+    # thresholds swept over the spec as given, for the (ε, δ) notions
+    "sweep": _ALL - {"parameters", "query.rho"},
     # (ε, δ)-DP for every value of one mechanism parameter (--param): no data model, attacker
     "family": _DP,
     # claims over apk, ppk, noiseless and dp for every admissible parameter value
-    "prove": _ALL,
+    "prove": _ALL - {"query.rho"},
     # Definition 59 compares the attackers' conditional laws over every pair of values:
     # it reads no relation of DP and no restriction of the compared pairs
-    "reducible": _ALL - _DP - {"attacker.pairs"},
+    "reducible": _ALL - _DP - {"attacker.pairs", "query.rho"},
 }
 
 _WHY = {
     "family": "plrv family decides (ε, δ)-DP over every database for one parameter (--param)",
     "reducible": "Θ-reducibility (thesis Definition 59) compares the attackers' conditional "
                  "laws over every pair of values",
-    "prove": "",
+    "prove": "plrv prove decides (ε, δ) claims",
     "sweep": "plrv sweep reads a concrete spec",
     "check": "",
 }
@@ -75,7 +86,9 @@ def refuse_unsupported(raw: Mapping, command: str, file: str | None) -> None:
     for name, present in FEATURES.items():
         if present(raw) and name not in supported:
             table, _, key = name.partition(".")
-            value = raw[table][key] if key else raw[table]
+            value = raw[table].get(key) if key else raw[table]
             where = f"{name}" if key else f"[{name}]"
+            if name == "query.rho":
+                where = "the Rényi notions rdp and zcdp (query.rho, orders, rdp_epsilon)"
             raise SpecError(f"plrv {command} does not apply {where}: {_WHY[command]}; remove "
                             f"it (plrv check applies it)", file=file, key=name, value=value)

@@ -5,10 +5,12 @@
     [data]       records, values (integers)
     [mechanism]  kind = "discrete_laplace" (key scale) or "discrete_gaussian" (key sigma);
                  optional lo, hi: the released value is clamped to [lo, hi]
-    [query]      epsilon, delta, notions = ["dp"]
+    [query]      epsilon, delta, notions = ["dp"]; for the unclamped discrete Gaussian also
+                 notions = ["rdp", "zcdp"] with orders, rho, rdp_epsilon (verifier.specs.renyi;
+                 zcdp of a clamped one is bounded by post-processing)
 
 Numbers may be exact (``"3/2"``) or doubles named as such (``{f64 = "0x1.71547652b82fep+0"}``).
-Only ``plrv check`` decides these specs, for ``dp`` under replace-one neighbours; every other
+Only ``plrv check`` decides these specs, under replace-one neighbours; every other
 table (an attacker, a data model, ``[input]``, ``[neighbours]``, ``[limits]``) is refused,
 never ignored.
 """
@@ -24,8 +26,10 @@ from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import SpecError
 from verifier.core.numbers import probability
 from verifier.model.expnoise import NOISE_KINDS, ExpNoise, discrete_gaussian, discrete_laplace
+from verifier.notions.renyi.check import RenyiClaim
 from verifier.specs.files import check_kind
-from verifier.specs.keys import MISSING, Table, doubles, integer_value, list_of
+from verifier.specs.keys import MISSING, Table, doubles, integer_value
+from verifier.specs.renyi import RENYI_KEYS, read_notions, read_renyi
 
 __all__ = ["NoiseProblem", "is_noise_spec", "read_noise_spec"]
 
@@ -43,6 +47,8 @@ class NoiseProblem:
     epsilon: Epsilon
     delta: mpq
     doubles: tuple = ()
+    notions: tuple[str, ...] = ("dp",)
+    renyi: RenyiClaim | None = None  # the claim of rdp and zcdp (the discrete Gaussian)
 
 
 def is_noise_spec(raw: Mapping) -> bool:
@@ -68,7 +74,7 @@ def read_noise_spec(raw: Mapping, file: str | None, command: str) -> NoiseProble
     param = _PARAMETER[kind]
     mech.only({"kind", param, "lo", "hi"}, f"kind {kind!r}")
     query = Table.of(raw, "query", file, required=True)
-    query.only({"epsilon", "delta", "notions"})
+    query.only({"epsilon", "delta", "notions", *RENYI_KEYS})
 
     values = tuple(data.list_of("values", integer_value,
                                 missing="missing: the integer values a record can take"))
@@ -81,10 +87,24 @@ def read_noise_spec(raw: Mapping, file: str | None, command: str) -> NoiseProble
     if param not in mech:
         raise mech.fail(param, f"missing: kind {kind!r} needs {param}")
     noise = mech.check(param, build, mech.raw[param], lo, hi)
-    notions = query.read("notions", lambda v, k: list_of(v, k, lambda x, n: x), ["dp"])
-    if notions != ["dp"]:
-        raise query.fail("notions", f'{kind} noise is decided for dp: write notions = ["dp"]',
-                         notions)
-    eps = query.read("epsilon", parse_epsilon, MISSING)
-    delta = query.rational("delta", check=probability)
-    return NoiseProblem(file, values, records, noise, eps, delta, doubles(raw))
+    notions = read_notions(query)
+    renyi = read_renyi(query, notions)
+    if renyi is None:
+        if notions != ("dp",):
+            raise query.fail("notions", f'{kind} noise is decided for dp, and the discrete '
+                                        f'Gaussian for rdp and zcdp: write notions = ["dp"]',
+                             list(notions))
+        eps = query.read("epsilon", parse_epsilon, MISSING)
+        delta = query.rational("delta", check=probability)
+    else:
+        if kind != "discrete_gaussian":
+            raise query.fail("notions", "rdp and zcdp are decided for the discrete Gaussian; "
+                                        'ask for notions = ["dp"] of the discrete Laplace',
+                             list(notions))
+        if "rdp" in notions and (lo is not None or hi is not None):
+            raise query.fail("notions", "rdp of a clamped discrete Gaussian is not computed "
+                                        "exactly: leave out lo and hi for the closed form, or "
+                                        "ask for zcdp (bounded by post-processing)",
+                             list(notions))
+        eps, delta = parse_epsilon(0), mpq(0)  # the conversion points are in the claim
+    return NoiseProblem(file, values, records, noise, eps, delta, doubles(raw), notions, renyi)

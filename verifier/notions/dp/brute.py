@@ -71,6 +71,7 @@ def symmetric_dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
                     {"databases": [list(shared + (a,)), list(shared + (b,))], "index": n - 1},
                     privacy_loss(p, q),
                     partial(witness_outputs, p, q),
+                    laws=(p, q),
                 )
 
 

@@ -182,7 +182,7 @@ def predicate_relation(name: str, f: Callable[[Input, Input], object],
 def _case(relation: Relation, x: Input, y: Input, p: Dist, q: Dist, memo: LossMemo) -> Case:
     key = "databases" if relation.name == "add-remove-one" else "inputs"
     return Case({"relation": relation.name, key: [list(x), list(y)]}, memo.loss(p, q),
-                partial(_outputs, p, q))
+                partial(_outputs, p, q), laws=(p, q))
 
 
 def _outputs(p: Dist, q: Dist) -> list:

@@ -76,4 +76,5 @@ def brute_cases(mech: Callable[[tuple], Dist], domain: tuple, n: int, losses: Lo
                     {"databases": [list(d1), list(d2)], "index": i},
                     losses.loss(p, q),
                     partial(witness_outputs, p, q),
+                    laws=(p, q),
                 )

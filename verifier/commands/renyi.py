@@ -1,0 +1,40 @@
+"""``plrv check`` on a spec asking for the Rényi notions ``rdp``/``zcdp``: the verdict, the tight
+values (exact, or a certified enclosure marked as such) and the conversions to (ε, δ).
+
+Options that do not apply (certificates, ``--closed-form``, ``--full``, executors, the certified
+mode) are refused, never ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import typer
+
+from verifier.commands.app import verdict
+from verifier.commands.common import print_json, refuse_options
+from verifier.notions.dp.neighbours import relation_cases, replace_one
+from verifier.notions.problem import CheckProblem
+from verifier.notions.renyi.check import renyi_report
+from verifier.reports.renyi import renyi_json, renyi_lines
+
+__all__ = ["renyi_check"]
+
+
+def renyi_check(s: CheckProblem, json_out: bool, refused: Mapping[str, object]) -> int:
+    refuse_options("the Rényi notions rdp and zcdp", refused)
+    claim = s.renyi
+    assert claim is not None
+    relation = s.relation if s.relation is not None else replace_one(s.values, s.records)
+    report = renyi_report(relation_cases(relation, s.mechanism, s.budget, s.engine),
+                          s.notions, claim, (f"neighbours {relation.describe()}",))
+    out = renyi_json(report, claim)
+    if json_out:
+        print_json(out)
+        return verdict(report.holds)
+    typer.echo(f"mechanism  {s.mechanism.describe()}")
+    for key, d in s.doubles:
+        typer.echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")
+    for label, text in renyi_lines(out, report.info):
+        typer.echo(f"{label:<10} {text}")
+    return verdict(report.holds)
