@@ -26,7 +26,7 @@ from verifier.notions.composition.enclosure import (
     enclose_composition,
 )
 from verifier.notions.composition.grid import parse_grid
-from verifier.specs.compose import load_compose_spec
+from verifier.specs.compose import ComposeSpec, load_compose_spec
 
 __all__ = ["compose_spec"]
 
@@ -65,6 +65,9 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
                               value=enclosure)
     chosen_grid = None if grid is None else parse_grid(grid, "--grid")
     s = load_compose_spec(path)
+    if s.renyi is not None:
+        return _renyi(s, k, {"--accounting": accounting, "--enclosure": enclosure,
+                             "--grid": grid, "--max-values": max_values})
     if s.mechanism is not None:
         if k is None:
             raise InvalidArgument("--k is missing: give the number of runs of the spec's "
@@ -128,3 +131,24 @@ def _enclosure(r: CompositionEnclosure) -> dict:
         "approx": {"tight_delta": [r.delta_lo.approx(), r.delta_hi.approx()],
                    "tight_epsilon": [r.epsilon_lo.approx(), r.epsilon_hi.approx()]},
     }
+
+
+def _renyi(s: ComposeSpec, k: int | None, refused: dict) -> tuple[dict, bool | None]:
+    """rdp/zcdp of ``k`` runs of the spec's mechanism: the parts' divergences add
+    (:mod:`verifier.notions.renyi.compose`)."""
+    from verifier.notions.renyi.compose import renyi_of_composition
+    from verifier.reports.renyi import renyi_json
+
+    for option, value in refused.items():
+        if value not in (None, False):
+            raise InvalidArgument(f"{option} applies to dp's composition; rdp and zcdp of a "
+                                  f"composition are computed from the parts' divergences",
+                                  argument=option, value=value)
+    if k is None:
+        raise InvalidArgument("--k is missing: give the number of runs of the spec's "
+                              "mechanism", argument="--k")
+    assert s.mechanism is not None and s.renyi is not None
+    report = renyi_of_composition([s.mechanism] * k, s.relation, s.notions, s.renyi, s.budget)
+    out: dict = {"k": k, "relation": s.relation.name}
+    out.update(renyi_json(report, s.renyi, s.mechanism.describe()))
+    return out, report.holds

@@ -43,6 +43,7 @@ from verifier.notions.composition.adaptive import Step, adaptive_step
 from verifier.notions.composition.enclosure import ENCLOSURE_MODES
 from verifier.notions.composition.grid import Grid, parse_grid
 from verifier.notions.dp.neighbours import Relation, replace_one
+from verifier.notions.renyi.check import RenyiClaim
 from verifier.specs.check import load_spec, parse_spec
 from verifier.specs.files import check_kind, check_tables, read_toml
 from verifier.specs.keys import Table, list_of, record_value, string
@@ -77,6 +78,8 @@ class ComposeSpec:
     budget: Budget
     enclosure: str
     grid: Grid | None
+    notions: tuple[str, ...] = ("dp",)
+    renyi: RenyiClaim | None = None  # the claim of rdp and zcdp (then ε, δ are unused)
 
 
 def _options(table: Table) -> tuple[str, Grid | None]:
@@ -107,14 +110,19 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
         rest["limits"] = {k: v for k, v in limits.raw.items() if k not in _OWN_LIMITS}
     plain = "composition" not in raw and not own_given(limits)
     s = load_spec(path) if plain else parse_spec(rest, file=file, search_dir=search_dir)
-    if s.notions != ("dp",):
-        raise SpecError(f"notions = {list(s.notions)!r}: plrv compose composes dp; write "
-                        f'notions = ["dp"]', file=file, key="query.notions",
+    if s.notions != ("dp",) and s.renyi is None:
+        raise SpecError(f"notions = {list(s.notions)!r}: plrv compose composes dp, or rdp "
+                        f'and zcdp; write notions = ["dp"]', file=file, key="query.notions",
                         value=list(s.notions))
+    if s.renyi is not None and "composition" in raw:
+        raise SpecError("[composition] sets the enclosure of dp's composition; rdp and zcdp "
+                        "of a composition are exact (or certified) without one: remove it",
+                        file=file, key="composition", value=raw["composition"])
     budget = replace(s.budget, max_loss_values=own.max_loss_values,
                      max_sequences=own.max_sequences)
     relation = s.relation or replace_one(s.values, s.records)
-    return ComposeSpec(file, s.mechanism, (), relation, s.epsilon, s.delta, budget, mode, grid)
+    return ComposeSpec(file, s.mechanism, (), relation, s.epsilon, s.delta, budget, mode, grid,
+                       s.notions, s.renyi)
 
 
 def own_given(limits: Table) -> bool:
