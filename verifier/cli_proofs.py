@@ -121,16 +121,22 @@ def search(
     return FAILS if res.found else UNKNOWN
 
 
-@app.command("verify-certificate")
+@app.command("verify-certificate", epilog=(
+    "Exit status: 0 the certificate is verified (its last line says whether the certified "
+    "claim holds or does not hold), 1 it is rejected, 2 error (unreadable file, usage), "
+    "3 consistent but not verified (it rests on parts taken from the certificate)."))
 def verify_certificate_command(
     file: Annotated[Path, typer.Argument(help="A certificate written by --certificate.",
                                          show_default=False)],
 ) -> int:
     """Re-check a certificate with the independent kernel (standard library only).
 
-    0 verified: every number behind the verdict was recomputed by the kernel; 1 rejected (the
-    first discrepancy is named); 3 consistent, but resting on parts taken from the certificate
-    (user code's laws, a predicate's pairs, a solver's proof), which it cannot recompute.
+    The question answered is "is this certificate right?", not "does the claim hold?": 0
+    verified — every number behind the certificate's verdict was recomputed by the kernel, and
+    the last line says "certificate verified: the claim holds" or "… does not hold"; 1
+    rejected (the first discrepancy is named); 3 consistent, but resting on parts taken from
+    the certificate (user code's laws, a predicate's pairs, a solver's proof), which it cannot
+    recompute.
     """
     from verifier.core.errors import SpecError
     from verifier.kernel.verify import escape, load, verify_certificate
