@@ -11,11 +11,23 @@ Python integers (it imports nothing from plrv): j truthful answers out of k have
 ``C(k, j+1)·3^(j+1) = C(k, j)·3^j·3·(k − j)/(j + 1)``. ε(10⁻⁶) is found by bisection over
 the same atoms. dp_accounting's PLD (pessimistic, default discretisation 10⁻⁴) is timed on
 the same mechanism where it is installed (``pip install -e '.[accounting]'``).
+
+Bivariate reference: the 5-output mechanism ``P = (2, 3, 1, 1, 3)/10``, ``Q = (1, 1, 2, 3, 3)/10``
+has ratios ``2, 3, 1/2, 1/3, 1``; an atom ``2^a·3^b`` of its k-fold composition is a count of
+outputs, and ``10^k·P`` is the coefficient of ``x^a·y^b`` in ``(A(x) + B(y))^k`` with
+``A = 2x + 3 + 1/x``, ``B = 3y + 1/y`` (``Q``: ``x + 3 + 2/x`` and ``y + 3/y``). By the
+binomial theorem ``(A + B)^k = Σ_m C(k, m)·A^m·B^(k−m)``, so
+``δ(ln E)·10^k = Σ_m C(k, m) Σ_a [x^a]A^m · S_(k−m)(β(a))`` (P minus E times the same for Q),
+where ``S_l(β)`` sums the coefficients of ``B^l`` (binomials) at ``y^b``, ``b ≥ β(a)``, the
+least ``b`` with ``2^a·3^b > E``: k² products, no sort. ε(10⁻⁶) is checked by the
+reference's δ at plrv's ε being exactly 10⁻⁶ (δ is continuous and strictly decreasing
+while some mass lies above ``e^ε``, so that ε is the least with δ ≤ 10⁻⁶).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import resource
 import sys
@@ -66,6 +78,61 @@ def reference(k: int, e_rate: Fraction, delta: Fraction) -> tuple[Fraction, Frac
     return d, (a - delta) / cq
 
 
+def bivariate_reference(k: int, rate: Fraction) -> Fraction:
+    """δ(ln rate) of the k-fold 5-output mechanism (see the module), integers only."""
+    def at_least(a: int) -> int:  # the least b with 2^a·3^b > rate (in [−k, k + 1])
+        lo, hi = -k, k + 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if Fraction(2) ** a * Fraction(3) ** mid > rate:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    beta = {a: at_least(a) for a in range(-k, k + 1)}
+
+    def side(a_coeffs: tuple[int, int, int], b_up: int, b_down: int) -> int:
+        # suffix[n][j]: the coefficients of B^n at y^(2i − n), i ≥ j (B = b_up·y + b_down/y)
+        suffix = []
+        for n in range(k + 1):
+            acc, column, c = 0, [0] * (n + 2), b_down ** n  # c: C(n, i)·b_up^i·b_down^(n−i)
+            coeffs = []
+            for i in range(n + 1):
+                coeffs.append(c)
+                c = c * b_up * (n - i) // ((i + 1) * b_down) if i < n else c
+            for i in range(n, -1, -1):
+                acc += coeffs[i]
+                column[i] = acc
+            suffix.append(column)
+        total, power, binom = 0, [1], 1  # power: A^m at x^(a), a = −m..m
+        low, mid, high = a_coeffs  # A = high·x + mid + low/x
+        for m in range(k + 1):
+            n = k - m
+            inner = 0
+            for a in range(-m, m + 1):
+                j = max(0, -((-beta[a] - n) // 2))  # ceil((β + n)/2): y^(2j − n), 2j − n ≥ β
+                if j <= n:
+                    inner += power[a + m] * suffix[n][j]
+            total += binom * inner
+            binom = binom * (k - m) // (m + 1)
+            nxt = [0] * (len(power) + 2)
+            for i, c in enumerate(power):
+                nxt[i] += c * low
+                nxt[i + 1] += c * mid
+                nxt[i + 2] += c * high
+            power = nxt
+        return total
+
+    p = side((1, 3, 2), 3, 1)
+    q = side((2, 3, 1), 1, 3)
+    return Fraction(p, 10 ** k) - rate * Fraction(q, 10 ** k)
+
+
+def _fraction(x) -> Fraction:
+    return Fraction(int(x.numerator), int(x.denominator))
+
+
 def best(f, runs: int = 3) -> tuple[float, object]:
     times, out = [], None
     for _ in range(runs):
@@ -99,7 +166,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--large", action="store_true", help="also k = 100,000")
     args = ap.parse_args()
-    print(f"# {platform.processor() or platform.machine()}, Python {sys.version.split()[0]}")
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f} at the start")
     ks = [100, 1000, 10_000] + ([100_000] if args.large else [])
     for k in ks:
         runs = 1 if k >= 100_000 else 3
@@ -123,9 +191,21 @@ def main() -> int:
 
     bi = LossDistribution.of(Dist({0: "2/10", 1: "3/10", 2: "1/10", 3: "1/10", 4: "3/10"}),
                              Dist({0: "1/10", 1: "1/10", 2: "2/10", 3: "3/10", 4: "3/10"}))
-    t, (law, route) = best(lambda: compose_law([bi] * 1000, max_values=10**7), 1)
-    print(f"bivariate (ratios 2, 3, 1/2, 1/3, 1) k=1000: {t:.2f} s, route {route}, "
-          f"{law.terms} values, ε(1e-6) ≈ {law.epsilon('1/1000000').approx()}")
+
+    def bivariate(k: int):
+        law, route = compose_law([bi] * k, max_values=10**7)
+        return law, route, law.delta(parse_epsilon("ln(2)")), law.epsilon("1/1000000")
+
+    k = 1000
+    t, (law, route, d, e) = best(lambda: bivariate(k))
+    t_ref, d_ref = best(lambda: bivariate_reference(k, Fraction(2)))
+    assert _fraction(d.a - 2 * d.c) == d_ref
+    assert e.rate is not None
+    rate = _fraction(e.rate)
+    assert bivariate_reference(k, rate) == Fraction(1, 10**6)
+    print(f"bivariate (ratios 2, 3, 1/2, 1/3, 1) k={k}: plrv {t:.2f} s, reference δ(ln 2) "
+          f"{t_ref:.2f} s, route {route}, {law.terms} values; exact δ(ln 2) equal, reference "
+          f"δ at plrv's ε(1e-6) ≈ {e.approx()} is exactly 1e-6")
     mixed = [LossDistribution.of(Dist({0: f"{3 ** j}/{3 ** j + 1}", 1: f"1/{3 ** j + 1}"}),
                                  Dist({0: f"1/{3 ** j + 1}", 1: f"{3 ** j}/{3 ** j + 1}"}))
              for j in range(1, 11) for _ in range(100)]
@@ -134,7 +214,7 @@ def main() -> int:
           f"route {route}, {law.terms} values, δ(ln 2) ≈ "
           f"{law.delta(parse_epsilon('ln(2)')).approx()}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak memory {peak:.0f} MB")
+    print(f"peak memory {peak:.0f} MB, load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
 

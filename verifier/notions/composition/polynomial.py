@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import reduce
+from itertools import accumulate
 from math import comb, gcd
 from operator import mul
 
@@ -295,19 +296,19 @@ def _multivariate(plan: PolynomialPlan, infinite: mpz, p_scale: mpz, q_scale: mp
         qq *= ctx.from_dict({e: int(c) for e, c in zip(shifted, x.q, strict=True)}) ** x.copies
         shift = [s + li * x.copies for s, li in zip(shift, low, strict=True)]
     plan.check_terms(len(pp), "exactly ")
-    monoms = pp.monoms()
-    if len(monoms) != len(qq):  # pragma: no cover - P and Q share their support
+    if len(pp) != len(qq):  # pragma: no cover - P and Q share their support
         raise AssertionError("P and Q polynomials differ in support")
-    order, exps = order_above_one(gens, monoms, shift)
+    terms = len(pp)
+    order = order_above_one(gens, pp, shift)
     sums = []
     for poly, top in ((pp, infinite), (qq, mpz(0))):
-        coeffs = poly.coeffs()  # flint integers: summed without converting each one
-        acc = [fmpz(int(top))] * (len(order) + 1)
-        for i in range(len(order) - 1, -1, -1):
-            acc[i] = acc[i + 1] + coeffs[order[i]]
+        # suffix sums in flint integers, read in decreasing value (P and Q keep their terms
+        # in the same order: the same support), without converting each one
+        acc = list(accumulate(map(poly.coefficient, reversed(order.indices)),
+                              initial=fmpz(int(top))))
+        acc.reverse()
         sums.append(_Exact(acc))
-    return PolynomialLoss(gens, exps, sums[0], sums[1], infinite, p_scale, q_scale,
-                          len(monoms))
+    return PolynomialLoss(gens, order, sums[0], sums[1], infinite, p_scale, q_scale, terms)
 
 
 class _Exact(Sequence):
