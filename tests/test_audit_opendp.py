@@ -171,6 +171,21 @@ def test_discrete_laplace_epsilon_is_d_over_scale(constructor: str, scale: str,
     assert row.verdict == "sound"
 
 
+@pytest.mark.parametrize(("sigma", "d_in"), [("2.0", 1), ("0.7", 3)])
+def test_discrete_gaussian_rho_is_d_squared_over_two_sigma_squared(sigma: str,
+                                                                   d_in: int) -> None:
+    """Completing the square: Σ_k p^α q^{1−α} = e^{α(α−1)Δ²/(2σ²)}·Θ(αΔ)/Θ(0), and Θ(αΔ) =
+    Θ(0) at integer α, so D_α/α = Δ²/(2σ²) there and never more: ρ = Δ²/(2σ²), with σ the
+    double read exactly (2.0 and 1: ρ = 1/8, which the library returns exactly)."""
+    s = f64(sigma)
+    row = run(case("make_gaussian", {"scale": s}, d_in))
+    rho = mpq(d_in * d_in) / (2 * s.exact ** 2)
+    assert row.tight_epsilon == rho
+    assert row.verdict == "sound"
+    if sigma == "2.0":
+        assert rho == mpq(1, 8) and row.claim_epsilon == F64(0.125)
+
+
 def test_geometric_bounds_are_refused_not_guessed() -> None:
     with pytest.raises(InvalidArgument):
         run(case("make_geometric", {"scale": f64("1.0"), "bounds": (0, 10)}, 1))
@@ -183,6 +198,7 @@ def test_geometric_bounds_are_refused_not_guessed() -> None:
     (case("make_randomized_response_bool", {"prob": f64("0.75")}, 1), True),
     (case("make_randomized_response", {"categories": (0, 1, 2), "prob": f64("0.5")}, 1), 7),
     (case("make_laplace", {"scale": f64("2.0")}, 1), -1),
+    (case("make_gaussian", {"scale": f64("1.5")}, 1), 4),
     (case("make_randomized_response_bitvec", {"max_weight": 1, "f": f64("0.5")}, 1),
      (1, 0, 0, 0, 0, 0, 0, 0)),
 ])

@@ -1,15 +1,14 @@
 """``--conformance`` for OpenDP: draws from the library at a witness input, and the law plrv
 decided the case on, over the same outcomes.
 
-Randomized response has finite rational laws, given exactly. The discrete Laplace laws
-(``make_laplace``/``make_geometric`` on an integer, ``make_laplace_threshold``) have
-transcendental masses and infinitely many outcomes: for the goodness-of-fit test only, the
-outcomes within ``TAIL`` of the centre (or above the threshold) are kept one by one and the
-rest pooled into tail cells, and each mass is the midpoint of its certified enclosure at
-``PRECISION`` bits (within ``2^−PRECISION`` of the true mass; the last cell takes the
-remainder so that the masses sum to 1). That approximation feeds a statistical test only —
-which can turn a verdict ``unknown``, never ``sound``; the verdict itself is decided on the
-exact law.
+Randomized response has finite rational laws, given exactly. The discrete Laplace and
+Gaussian laws (``make_laplace``/``make_geometric``/``make_gaussian`` on an integer,
+``make_laplace_threshold``) have transcendental masses and infinitely many outcomes: for the
+goodness-of-fit test only, the outcomes within ``TAIL`` of the centre (or above the threshold)
+are kept one by one and the rest pooled into tail cells, and each mass is the midpoint of its
+certified enclosure at ``PRECISION`` bits, scaled to sum to 1. That approximation feeds a
+statistical test only — which can turn a verdict ``unknown``, never ``sound``; the verdict
+itself is decided on the exact law.
 """
 
 from __future__ import annotations
@@ -18,12 +17,18 @@ from collections.abc import Hashable, Sequence
 
 from gmpy2 import mpq
 
+from verifier.audit.adapters import opendp_args as od
+from verifier.audit.adapters import opendp_laws as laws
+from verifier.audit.adapters.opendp_rr import bits, bitvec_flip, categories
+from verifier.audit.case import AuditCase
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.errors import InvalidArgument
 from verifier.core.theta import Series
-from verifier.model.expnoise import ExpNoise, discrete_laplace
+from verifier.model.expnoise import ExpNoise, discrete_gaussian, discrete_laplace
 
-__all__ = ["sample", "law", "TAIL", "PRECISION"]
+__all__ = ["sample", "law", "TAIL", "PRECISION", "NOISE"]
+
+NOISE = ("make_laplace", "make_geometric", "make_gaussian")  # integer noise on one integer
 
 TAIL = 60  # outcomes kept one by one on each side of the centre (above the threshold)
 PRECISION = 256  # bits of the enclosures whose midpoints the test uses
@@ -35,16 +40,23 @@ def _mid(x: Series, n: Series) -> mpq:
     return (lo / d_hi + hi / d_lo) / 2
 
 
-def _laplace_cells(noise: ExpNoise, centre: int) -> Dist:
+def _noise_cells(noise: ExpNoise, centre: int) -> Dist:
     n = noise.denominator
     masses: dict[Hashable, mpq] = {o: _mid(noise.numerator(o, centre), n)
                                    for o in range(centre - TAIL, centre + TAIL + 1)}
     masses[("≥", centre + TAIL + 1)] = _mid(noise.at_least(TAIL + 1), n)
-    masses[("≤", centre - TAIL - 1)] = 1 - sum(masses.values(), mpq(0))
-    return Dist(masses)
+    masses[("≤", centre - TAIL - 1)] = _mid(noise.at_most(-TAIL - 1), n)
+    return _normalised(masses)
 
 
-def _laplace_cell(o: int, centre: int) -> Hashable:
+def _normalised(masses: dict[Hashable, mpq]) -> Dist:
+    """The approximate masses scaled to sum to 1 exactly (each moves by a relative error of
+    the order of the enclosures')."""
+    total = sum(masses.values(), mpq(0))
+    return Dist({o: m / total for o, m in masses.items()})
+
+
+def _noise_cell(o: int, centre: int) -> Hashable:
     if o > centre + TAIL:
         return ("≥", centre + TAIL + 1)
     if o < centre - TAIL:
@@ -66,8 +78,8 @@ def _threshold_cells(noise: ExpNoise, t: int, v: int | None) -> Dist:
     masses: dict[Hashable, mpq] = {o: _mid(noise.numerator(o, v), n)
                                    for o in range(t, t + TAIL + 1)}
     masses[("≥", t + TAIL + 1)] = _mid(noise.at_least(t + TAIL + 1 - v), n)
-    masses[BOTTOM] = 1 - sum(masses.values(), mpq(0))
-    return Dist(masses)
+    masses[BOTTOM] = _mid(noise.at_most(t - 1 - v), n)
+    return _normalised(masses)
 
 
 def _threshold_cell(out: dict, t: int) -> Hashable:
@@ -77,58 +89,67 @@ def _threshold_cell(out: dict, t: int) -> Hashable:
     return ("≥", t + TAIL + 1) if o > t + TAIL else o
 
 
-def law(case, x: object) -> Dist:
-    """The law plrv decided ``case`` on, at the witness input ``x`` (see the module)."""
-    from verifier.audit.adapters import opendp as od
-    from verifier.audit.adapters import opendp_laws as laws
+def _integer(x: object) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise InvalidArgument(f"a witness input {x!r:.40} is not an integer",
+                              argument="inputs", value=x)
+    return x
 
+
+def _noise(case: AuditCase) -> ExpNoise:
+    scale = od.double_arg(case, "scale").exact
+    return discrete_gaussian(scale) if case.constructor == "make_gaussian" \
+        else discrete_laplace(scale)
+
+
+def law(case: AuditCase, x: object) -> Dist:
+    """The law plrv decided ``case`` on, at the witness input ``x`` (see the module)."""
     c = case.constructor
     if c == "make_randomized_response_bool":
         return laws.rr_bool(od.double_arg(case, "prob").exact, bool(x))
     if c == "make_randomized_response":
-        return laws.rr_categorical(tuple(dict.fromkeys(case.arg("categories"))),
-                                   od.double_arg(case, "prob").exact, x)
+        return laws.rr_categorical(categories(case), od.double_arg(case, "prob").exact, x)
     if c == "make_randomized_response_bitvec":
-        return laws.rr_bitvec(tuple(x), od.bitvec_flip(od.double_arg(case, "f")))  # type: ignore[arg-type]
-    scale = od.double_arg(case, "scale").exact
-    if c in ("make_laplace", "make_geometric"):
-        return _laplace_cells(discrete_laplace(scale), int(x))  # type: ignore[call-overload]
+        return laws.rr_bitvec(bits(x), bitvec_flip(od.double_arg(case, "f")))
+    if c in NOISE:
+        return _noise_cells(_noise(case), _integer(x))
     if c == "make_laplace_threshold":
-        return _threshold_cells(discrete_laplace(scale), int(case.arg("threshold")),
+        return _threshold_cells(_noise(case), od.int_arg(case, "args.threshold",
+                                                         case.arg("threshold")),
                                 _threshold_value(x))
     raise InvalidArgument(f"no law for {c}", argument="constructor", value=c)
 
 
-def sample(case, x: object, n: int) -> Sequence[Hashable]:
+def sample(case: AuditCase, x: object, n: int) -> Sequence[Hashable]:
     """``n`` draws of the library's measurement at the witness input ``x``, as outcomes of
     :func:`law`."""
-    from verifier.audit.adapters import opendp as od
-
     dp = od.opendp()
     c = case.constructor
     if c == "make_randomized_response_bool":
         meas = dp.m.make_randomized_response_bool(prob=od.double_arg(case, "prob").double)
         return [meas(bool(x)) for _ in range(n)]
     if c == "make_randomized_response":
-        meas = dp.m.make_randomized_response(categories=list(case.arg("categories")),
+        meas = dp.m.make_randomized_response(categories=list(categories(case)),
                                              prob=od.double_arg(case, "prob").double)
         return [meas(x) for _ in range(n)]
     if c == "make_randomized_response_bitvec":
         import numpy as np
 
+        weight = od.int_arg(case, "args.max_weight", case.arg("max_weight"))
         meas = dp.m.make_randomized_response_bitvec(
-            dp.bitvector_domain(max_weight=int(case.arg("max_weight"))),
-            dp.discrete_distance(), f=od.double_arg(case, "f").double)
-        packed = np.packbits(np.array(x, dtype=np.uint8))
+            dp.bitvector_domain(max_weight=weight), dp.discrete_distance(),
+            f=od.double_arg(case, "f").double)
+        packed = np.packbits(np.array(bits(x), dtype=np.uint8))
         return [tuple(int(b) for b in np.unpackbits(np.frombuffer(meas(packed), np.uint8)))
                 for _ in range(n)]
     scale = od.double_arg(case, "scale").double
-    if c in ("make_laplace", "make_geometric"):
+    if c in NOISE:
+        v = _integer(x)
         meas = getattr(dp.m, c)(dp.atom_domain(T=int), dp.absolute_distance(T=int),
                                 scale=scale)
-        return [_laplace_cell(meas(int(x)), int(x)) for _ in range(n)]  # type: ignore[call-overload]
+        return [_noise_cell(meas(v), v) for _ in range(n)]
     if c == "make_laplace_threshold":
-        t = int(case.arg("threshold"))
+        t = od.int_arg(case, "args.threshold", case.arg("threshold"))
         meas = dp.m.make_laplace_threshold(
             dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T=int)),
             dp.l01inf_distance(dp.absolute_distance(T=int)), scale=scale, threshold=t)

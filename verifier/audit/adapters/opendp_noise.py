@@ -1,0 +1,140 @@
+"""OpenDP's integer noise decided exactly: discrete Laplace on an integer (``make_laplace``,
+``make_geometric`` without bounds), the discrete Gaussian under zCDP (``make_gaussian``) and
+the Laplace threshold on a map of counts (:mod:`~verifier.audit.adapters.opendp_threshold`).
+
+Both samplers take the double scale as the rational it is (``RBig::try_from(scale)``) and
+sample exactly (Canonne, Kamath and Steinke, *The Discrete Gaussian for Differential
+Privacy*, 2020). On an integer with ``AbsoluteDistance`` the neighbours at ``d_in`` are the
+integers ``v``, ``v′`` with ``|v − v′| ≤ d_in``, so the largest shift is ``Δ = ⌊d_in⌋``:
+
+* discrete Laplace, pure DP: the loss of ``v + Z`` against ``v′ + Z`` is ``±Δ/s`` on every
+  output beyond both centres, so the tight ε is exactly ``Δ/s``
+  (:func:`~verifier.notions.dp.noise_check.check_noise_dp` computes it, with the tight δ);
+* discrete Gaussian, zCDP: for an integer shift completing the square gives
+  ``D_α(N_Z(Δ, σ²) ‖ N_Z(0, σ²)) = α·Δ²/(2σ²)`` at every integer order and ``≤`` at every real
+  ``α > 1`` (``Σ_k p^α q^{1−α} = e^{α(α−1)Δ²/(2σ²)}·Θ(αΔ)/Θ(0)`` with
+  ``Θ(s) = Σ_k e^{−(k−s)²/(2σ²)}``, which is largest, ``Θ(0)``, at integer ``s``; CKS20,
+  concentrated DP of the discrete Gaussian), so the tight ρ is exactly ``Δ²/(2σ²)``, a
+  rational for a double σ.
+"""
+
+from __future__ import annotations
+
+from gmpy2 import mpq
+
+from verifier.audit.adapters.opendp_args import (
+    claim_epsilon,
+    int_arg,
+    opendp,
+    scale_arg,
+    verdict,
+)
+from verifier.audit.adapters.opendp_threshold import threshold_answer
+from verifier.audit.case import AuditCase, AuditRow, Enclosure
+from verifier.audit.judge import ratio, read_double
+from verifier.core.binary64 import F64
+from verifier.core.certified import Certified
+from verifier.core.epsilon import Epsilon
+from verifier.core.errors import InvalidArgument
+from verifier.core.numbers import format_rational
+from verifier.model.expnoise import discrete_laplace
+from verifier.notions.dp.noise_check import check_noise_dp
+
+__all__ = ["laplace_row", "gaussian_row", "threshold_row"]
+
+
+def laplace_row(case: AuditCase) -> AuditRow:
+    case.only(("scale",), d_in=True)
+    dp = opendp()
+    scale = scale_arg(case)
+    make = getattr(dp.m, case.constructor)
+    meas = make(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=scale.double)
+    d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1)
+    if d_in < 1:
+        raise InvalidArgument(f"d_in = {d_in} must be ≥ 1", argument="d_in", value=d_in)
+    claim, eps = claim_epsilon(meas.map(d_in))
+    noise = discrete_laplace(scale.exact)
+    result = check_noise_dp(noise, (0, d_in), 1, eps, mpq(0))
+    tight = result.epsilon_value
+    if tight is None:  # pragma: no cover - the unclamped discrete Laplace has ε = Δ/scale
+        raise InvalidArgument("the tight ε was not found exactly", argument="args.scale")
+    holds = result.holds
+    c, _ = result.witness
+    witness = {"inputs": (c, 0), "outputs": "every output (loss ±d_in/scale)"}
+    return AuditRow(case, claim, mpq(0), Certified(result.delta_enclosure.enclose), tight,
+                    verdict(holds), ratio(claim, tight), "exact", witness,
+                    (f"scale = {scale} = {scale.exact} exactly (the sampler takes the "
+                     f"double as a rational)",
+                     f"tight δ at the claimed ε: {result.delta or '0'}"))
+
+
+def gaussian_row(case: AuditCase) -> AuditRow:
+    """``make_gaussian`` on an integer under zCDP: ρ in the ε columns (see the notes)."""
+    case.only(("scale",), d_in=True)
+    dp = opendp()
+    sigma = scale_arg(case)
+    meas = dp.m.make_gaussian(dp.atom_domain(T=int), dp.absolute_distance(T=int),
+                              scale=sigma.double)
+    d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1)
+    if d_in < 1:
+        raise InvalidArgument(f"d_in = {d_in} must be ≥ 1", argument="d_in", value=d_in)
+    claimed = read_double(float(meas.map(d_in)))
+    if not isinstance(claimed, F64) or claimed.exact < 0:
+        raise InvalidArgument(f"the library returned ρ = {claimed!r}", argument="d_in")
+    rho = mpq(d_in * d_in) / (2 * sigma.exact * sigma.exact)
+    holds = claimed.exact >= rho
+    witness = {"inputs": (d_in, 0), "orders": "every integer α > 1: D_α = α·ρ exactly"}
+    return AuditRow(case, claimed, None, None, rho, verdict(holds),
+                    ratio(claimed, Epsilon.of_nats(rho)), "exact", witness,
+                    ("zCDP: the ε columns hold ρ (the library's ZeroConcentratedDivergence)",
+                     f"scale = {sigma} = {format_rational(sigma.exact)} exactly; tight ρ = "
+                     f"d_in²/(2σ²) = {format_rational(rho)}"))
+
+
+# -------------------------------------------------------------------- Laplace threshold
+
+def threshold_row(case: AuditCase) -> AuditRow:
+    case.only(("scale", "threshold"), d_in=True)
+    dp = opendp()
+    scale = scale_arg(case)
+    t = int_arg(case, "args.threshold", case.arg("threshold"))
+    d = case.d_in
+    if not (isinstance(d, tuple) and len(d) == 3 and all(
+            isinstance(x, int) and not isinstance(x, bool) for x in d)):
+        raise InvalidArgument(f"d_in = {d!r}: the L01Inf distance is three integers "
+                              f"(l0, l1, linf)", argument="d_in", value=d)
+    l0, l1, li = d
+    if l0 != 1:
+        raise InvalidArgument(f"d_in = {list(d)}: plrv decides one changed key (l0 = 1); "
+                              f"several keys are a composition it does not model here",
+                              argument="d_in", value=list(d))
+    meas = dp.m.make_laplace_threshold(
+        dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T=int)),
+        dp.l01inf_distance(dp.absolute_distance(T=int)), scale=scale.double, threshold=t)
+    e_claim, d_claim = meas.map(d)
+    claim, eps = claim_epsilon(e_claim)
+    delta_claim = read_double(float(d_claim))
+    if not isinstance(delta_claim, F64) or not 0 <= delta_claim.exact <= 1:
+        raise InvalidArgument(f"the library returned δ = {d_claim!r}", argument="d_in")
+    answer = threshold_answer(scale.exact, t, min(l1, li), eps, delta_claim.exact)
+    left, right = answer.witness.maps("a")
+    tight_eps: Epsilon | Enclosure | None
+    if answer.epsilon_infinite:
+        tight_eps = Epsilon.INF
+    elif answer.epsilon_bounds is None:
+        tight_eps = None
+    else:
+        lo, hi = answer.epsilon_bounds
+        tight_eps = Enclosure(Epsilon.of_nats(lo), Epsilon.of_nats(hi))
+    witness = {"inputs": (left, right),
+               "outputs": "every released value of key 'a' (v + Z ≥ T)"
+               if answer.witness.epsilon_free else "outputs where the loss exceeds ε",
+               "delta_exact": str(answer.delta)}
+    notes = (f"scale = {scale} = {scale.exact} exactly; β = e^(−1/scale)",
+             f"tight δ at the claimed ε = {answer.delta} ≈ {answer.delta_certified.approx()}"
+             f" against the claimed {delta_claim} (pair {left} against {right})",
+             "tight δ is exact (an exponential sum, compared by the Lindemann–Weierstrass "
+             "zero test and certified signs); the number shown is its enclosure")
+    return AuditRow(case, claim, delta_claim, answer.delta_certified, tight_eps,
+                    verdict(answer.holds), ratio(claim, tight_eps),
+                    "exact" if answer.delta_decided else "enclosure", witness, notes)
