@@ -232,7 +232,7 @@ def test_conformance_failure_makes_a_sound_case_unknown(tmp_path, monkeypatch):
     good = _cli(tmp_path, monkeypatch, _stand_in("sound", law, law), "--conformance", "2000",
                 "--json")
     assert good.exit_code == 0, good.stderr
-    assert any("fits" in n for n in json.loads(good.stdout)["cases"][0]["notes"])
+    assert any("draws fit the law" in n for n in json.loads(good.stdout)["cases"][0]["notes"])
     bad = _cli(tmp_path, monkeypatch, _stand_in("sound", law, Dist({0: mpq(1, 2),
                                                                      1: mpq(1, 2)})),
                "--conformance", "2000", "--json")

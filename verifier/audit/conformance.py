@@ -46,7 +46,7 @@ class Fit:
         return self.outside == 0 and self.p_value >= CONFORMANCE_ALPHA
 
     def note(self) -> str:
-        verdict = "fits" if self.passed else "does not fit"
+        verdict = "fit" if self.passed else "do not fit"
         extra = f", {self.outside} draws outside the law's support" if self.outside else ""
         return (f"conformance at input {self.input!r}: {self.draws} draws {verdict} the law "
                 f"(chi-square over {self.cells} cells, p ≈ {self.p_value:.4g}{extra}; "
