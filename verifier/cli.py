@@ -19,7 +19,9 @@ from verifier.commands.common import (
     BudgetOpt,
     CertOpt,
     CountsOpt,
+    DeltaOpt,
     EngineOpt,
+    EpsilonOpt,
     FullOpt,
     JsonOpt,
     PlotOpt,
@@ -48,63 +50,18 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
           mode: Annotated[str, typer.Option(
               "--mode", help="exact (default), or certified: APK/PPK δ as certified intervals "
                              "(ball arithmetic) beyond exact reach; never exact.")] = "exact",
+          epsilon: EpsilonOpt = None, delta: DeltaOpt = None,
           ) -> int:
     """Decide the (ε, δ) claim of SPEC for every notion it names, exactly.
 
     The claim holds when it holds for every notion. With --mode certified the verdict is
     given only when the certified interval decides it, else the status is 3 (unknown).
     """
-    from verifier.parallel import run_on
-    from verifier.reports.progress import ProgressBar
-    from verifier.specs.check import run_spec
-    from verifier.specs.files import read_toml
+    from verifier.commands.check import run_check
 
-    full_needs_json(full, json_out)
-    check_outputs(spec, **{"--certificate": (certificate, None)})
-    point = note = None
-    if at is not None or "parameters" in read_toml(spec):  # sympy only for such specs
-        from verifier.specs.symbolic import point_note
-        from verifier.symbolic.parameters import parse_point
-        point = parse_point(at) if at is not None else None
-        note = point_note(spec, point)
-    if mode not in ("exact", "certified"):
-        from verifier.core.errors import InvalidArgument
-        raise InvalidArgument(f"--mode {mode!r} is not exact or certified", argument="--mode")
-    s = load_overridden(spec, budget, budget_counts, engine, point)
-    refused = {"--full": full, "--certificate": certificate, "--closed-form": closed_form,
-               "--workers": workers, "--scheduler": scheduler, "--progress": progress,
-               "--mode certified": mode == "certified"}
-    if not hasattr(s, "mechanism"):  # discrete Laplace or Gaussian noise
-        from verifier.commands.noise import noise_check
-        return noise_check(s, json_out, refused)
-    if s.renyi is not None:  # rdp, zcdp
-        from verifier.commands.renyi import renyi_check
-        return renyi_check(s, json_out, refused)
-    if mode == "certified":
-        from verifier.commands.certified import certified_check
-        return certified_check(s, json_out, certificate, closed_form, full)
-    with run_on(workers, scheduler), ProgressBar(progress, "joint tables") as bar:
-        if certificate is None:
-            report = run_spec(s, progress=bar)
-        else:
-            from verifier.certificates.emit import write_check_certificate
-            report = write_check_certificate(s, certificate, progress=bar)
-    curves = None
-    if closed_form:
-        from verifier.symbolic.closed_form import spec_curves
-        curves = spec_curves(s)
-    if json_out:
-        from verifier.reports.json_out import check_json, closed_form_json
-        print_json(check_json(report, full, s.doubles) | ({"parameters": note} if note else {})
-                    | ({"closed_form": closed_form_json(curves)} if curves is not None else {}))
-    else:
-        from verifier.reports.terminal import print_check, print_closed_form
-        if note:
-            typer.echo(f"parameters: {note}")
-        print_check(s, report)
-        if curves is not None:
-            print_closed_form(curves)
-    return _verdict(report.holds)
+    return run_check(spec, json_out, full, budget, budget_counts, engine, progress,
+                     certificate, workers, scheduler, at, closed_form, mode,
+                     {"epsilon": epsilon, "delta": delta})
 
 
 @app.command()
@@ -354,7 +311,10 @@ def compose(spec: SpecArg,
                                'composition.grid; default: chosen).')] = None,
             max_values: Annotated[int | None, typer.Option(
                 "--max-values", help="Distinct privacy-loss values kept exactly (spec: "
-                                     "limits.loss_values).")] = None) -> int:
+                                     "limits.loss_values).")] = None,
+            json_out: Annotated[bool, typer.Option(
+                "--json", help="Print one JSON object (what plrv compose always prints).")]
+            = True) -> int:
     """δ(ε) and ε(δ) of a composition (dp; one JSON object): K independent runs of SPEC's
     mechanism, or the adaptive steps of SPEC's [composition]. Exact, or certified bounds
     ("exact": false) when the distinct loss values exceed the budget; then the verdict is

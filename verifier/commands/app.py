@@ -56,6 +56,12 @@ class _VerdictCommand(TyperCommand):
                 seen.add(name)
         return super().parse_args(ctx, args)
 
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        """The usage line names arguments plainly in capitals (``SPEC``; typer writes
+        ``{spec}``, which reads as a set or a template)."""
+        return [(p[1:-1] if p.startswith("{") and p.endswith("}") else p).upper()
+                for p in super().collect_usage_pieces(ctx)]
+
     def invoke(self, ctx: Any) -> Any:
         try:
             code = super().invoke(ctx)

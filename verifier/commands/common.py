@@ -18,7 +18,8 @@ def absolute(value: Path | None) -> Path | None:
     return None if value is None else Path(os.path.abspath(value))
 
 
-SpecArg = Annotated[Path, typer.Argument(help="A spec file (TOML).", show_default=False)]
+SpecArg = Annotated[Path, typer.Argument(help="A spec file (TOML).", show_default=False,
+                                         metavar="SPEC")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 FullOpt = Annotated[bool, typer.Option(
     "--full", help="With --json: add the per-row tables (per background value, every output "
@@ -37,21 +38,36 @@ ProgressOpt = Annotated[bool | None, typer.Option(
 PlotOpt = Annotated[Path | None, typer.Option(
     "--plot", callback=absolute,
     help="Draw the curves to a .png, .pdf or .svg file (needs plrv[plot]).")]
+EpsilonOpt = Annotated[str | None, typer.Option(
+    "--epsilon", help='The claimed ε instead of the spec\'s query.epsilon, e.g. "ln(3)" or '
+                      '"1/2" (nats).')]
+DeltaOpt = Annotated[str | None, typer.Option(
+    "--delta", help='The claimed δ instead of the spec\'s query.delta, e.g. "1/1000".')]
 CertOpt = Annotated[Path | None, typer.Option(
     "--certificate", callback=absolute,
     help="Also write a certificate (JSON): the evidence, for plrv verify-certificate.")]
 
 
 def load_overridden(spec: Path, budget: int | None, budget_counts: int | None, engine: str | None,
-                    at: dict | None = None, command: str = "check"):
-    """Read SPEC for ``command`` and apply the command-line overrides."""
+                    at: dict | None = None, command: str = "check",
+                    query: Mapping[str, str] | None = None):
+    """Read SPEC for ``command`` and apply the command-line overrides; ``query`` replaces
+    keys of ``[query]`` (``--epsilon``, ``--delta``) before the spec is read, so they are
+    validated, reported and certified exactly as if the file had them."""
     from dataclasses import replace
 
-    from verifier.core.errors import InvalidArgument
+    from verifier.core.errors import InvalidArgument, SpecError
     from verifier.engines.choice import ENGINES
     from verifier.specs.check import load_spec
 
-    s = load_spec(spec, command=command, at=at)
+    try:
+        s = load_spec(spec, command=command, at=at, query=query)
+    except SpecError as exc:  # a bad --epsilon/--delta is named as the option, not the key
+        name = (exc.key or "").removeprefix("query.")
+        if query and name in query:
+            raise InvalidArgument(f"--{name} {query[name]!r}: {exc.detail}",
+                                  argument=f"--{name}", value=query[name]) from None
+        raise
     if not hasattr(s, "budget"):  # a noise spec: decided without enumeration budgets
         for option, value in (("--budget", budget), ("--budget-counts", budget_counts),
                               ("--engine", engine), ("--at", at)):

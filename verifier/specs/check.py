@@ -66,11 +66,19 @@ COMMANDS = ("check", "sweep", "family")  # the commands that read this kind of s
 Spec = CheckProblem  # the public name of a parsed check spec (verifier.Spec)
 
 
-def load_spec(path: str | Path, command: str = "check", at: Mapping | None = None) -> Spec:
+def load_spec(path: str | Path, command: str = "check", at: Mapping | None = None,
+              query: Mapping[str, object] | None = None) -> Spec:
     """Read and check a spec file for ``command`` (``check``, ``sweep`` or ``family``: a
     command refuses what it does not support). A spec with ``[parameters]`` is read at the
-    point ``at`` (default: a sample point) by :mod:`verifier.symbolic.instance`."""
+    point ``at`` (default: a sample point) by :mod:`verifier.symbolic.instance`. ``query``
+    replaces keys of the ``[query]`` table (the command line's ``--epsilon``/``--delta``)."""
     raw = read_toml(path)
+    if query:
+        table = raw.get("query", {})
+        if not isinstance(table, Mapping):
+            raise SpecError("[query] is not a table", file=str(path), key="query",
+                            value=table)
+        raw = {**raw, "query": {**table, **query}}
     if is_noise_spec(raw):
         return read_noise_spec(raw, str(path), command)  # type: ignore[return-value]
     if "parameters" in raw and command == "check":
