@@ -42,7 +42,9 @@ __all__ = ["AuditConfig", "load_audit_config", "read_audit_config", "MAX_CASES",
            "MAX_COMPOSE"]
 
 MAX_CASES = 1000
-MAX_COMPOSE = 100_000  # k-fold compositions beyond this are refused (exact integers grow)
+# k-fold compositions beyond this are refused: exact k-fold binary randomized response takes
+# 1.8 s and 160 MB at k = 10000, but 7 s and 3.8 GB at k = 100000
+MAX_COMPOSE = 10_000
 _CASE_KEYS = ("library", "constructor", "args", "d_in", "compose", "epsilon", "delta",
               "inputs", "options")
 _MAX_DEPTH = 8  # nesting of lists in an argument value
