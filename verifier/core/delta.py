@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from html import escape
 
 from gmpy2 import mpq
 
 from verifier.core.certified import certified_decimal, decimal_string, exp_bounds, sign_affine_exp
-from verifier.core.epsilon import Epsilon
+from verifier.core.epsilon import Epsilon, nearest_float
 from verifier.core.errors import InvalidNumber
 from verifier.core.numbers import Rational, format_rational, rational
 
@@ -95,6 +96,21 @@ class Delta:
 
     def __repr__(self) -> str:
         return f"Delta({str(self)!r})"
+
+    def __float__(self) -> float:
+        """δ as the nearest float: an approximation for display and plotting, never read by
+        a verdict (compare with :meth:`compare`, exactly).
+
+        >>> from verifier.core.epsilon import parse_epsilon
+        >>> float(Delta.make(mpq(3, 4), mpq(1, 4), parse_epsilon("1/2")))
+        0.33781968232496795
+        """
+        return nearest_float(self.bounds)
+
+    def _repr_html_(self) -> str:
+        """The exact δ, and a certified decimal marked as an approximation (notebooks)."""
+        text = f"<code>δ = {escape(str(self))}</code>"
+        return text if self.c == 0 and self.a in (0, 1) else f"{text} (≈ {self.approx()})"
 
     def bounds(self, prec: int) -> tuple[mpq, mpq]:
         """Rationals enclosing δ, from a ``prec``-bit enclosure of ``e^ε``."""

@@ -12,8 +12,11 @@
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from html import escape
 from typing import ClassVar
 
 from gmpy2 import mpq
@@ -23,8 +26,36 @@ from verifier.core.errors import InvalidNumber
 from verifier.core.numbers import format_rational, is_number_text, rational
 from verifier.core.numbers import sign as _sign
 
-__all__ = ["Epsilon", "parse_epsilon"]
+__all__ = ["Epsilon", "parse_epsilon", "nearest_float"]
 
+_FLOAT_PRECISION = 1 << 12  # bits; past this a float on a rounding boundary takes the middle
+
+
+def _to_float(q: mpq) -> float:
+    """``q`` rounded to the nearest float (Python's int division rounds correctly)."""
+    try:
+        return int(q.numerator) / int(q.denominator)
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
+
+
+def nearest_float(enclose: Callable[[int], tuple[mpq, mpq]]) -> float:
+    """A float approximation of a real known by rational enclosures ``enclose(prec)``: the
+    precision doubles until both ends round to the same float. For display and plotting
+    only; no verdict reads it.
+
+    >>> nearest_float(lambda prec: log_bounds(mpq(2), prec))
+    0.6931471805599453
+    """
+    prec = 64
+    while True:
+        lo, hi = enclose(prec)
+        a, b = _to_float(lo), _to_float(hi)
+        if a == b:
+            return a
+        if prec >= _FLOAT_PRECISION:
+            return _to_float((lo + hi) / 2)
+        prec *= 2
 
 
 # --------------------------------------------------------------------------- ε
@@ -103,6 +134,28 @@ class Epsilon:
 
     def __repr__(self) -> str:
         return f"Epsilon({str(self)!r})"
+
+    def __float__(self) -> float:
+        """ε as the nearest float: an approximation for display and plotting (``ln(3)`` is
+        irrational), never read by a verdict; ``inf`` for ε = ∞.
+
+        >>> float(parse_epsilon("ln(3)")), float(parse_epsilon("1/4")), float(Epsilon.INF)
+        (1.0986122886681098, 0.25, inf)
+        """
+        if self.infinite:
+            return math.inf
+        if self.nats is not None:
+            return _to_float(self.nats)
+        base = self.base
+        assert base is not None
+        return 0.0 if base == 1 else nearest_float(lambda prec: log_bounds(base, prec))
+
+    def _repr_html_(self) -> str:
+        """The exact ε, and a certified decimal marked as an approximation (notebooks)."""
+        text = escape(str(self))
+        if self.infinite or self.is_zero:
+            return f"<code>ε = {text}</code>"
+        return f"<code>ε = {text}</code> (≈ {escape(self.approx())})"
 
     def approx(self, digits: int = 6) -> str:
         """A certified decimal approximation of ε (truncated to ``digits`` significant)."""

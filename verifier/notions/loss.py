@@ -39,12 +39,14 @@ from gmpy2 import lcm, mpq, mpz
 from verifier.core.certified import compare_exp
 from verifier.core.delta import Delta
 from verifier.core.distribution import Dist
-from verifier.core.epsilon import Epsilon
-from verifier.core.errors import InvalidArgument
+from verifier.core.epsilon import Epsilon, parse_epsilon
+from verifier.core.errors import InvalidArgument, InvalidNumber
 from verifier.core.numbers import format_rational, probability
 
 __all__ = ["LossKind", "Loss", "LossLaw", "SortedLaw", "PrivacyLoss", "output_losses",
            "privacy_loss"]
+
+_SHOWN_ATOMS = 5  # a repr lists at most this many ratios
 
 
 class LossKind(Enum):
@@ -132,8 +134,13 @@ class SortedLaw:
             return bisect_right(range(n), rate, key=self._ratio)
         return bisect_left(range(n), True, key=lambda j: compare_exp(self._ratio(j), eps) > 0)
 
-    def delta(self, eps: Epsilon) -> Delta:
-        """Tight δ at ε: ``P[r = ∞] + Σ_{r > E} (P(O) − E·Q(O))``, exact."""
+    def delta(self, eps: object) -> Delta:
+        """Tight δ at ε: ``P[r = ∞] + Σ_{r > E} (P(O) − E·Q(O))``, exact.
+
+        ``eps`` is an :class:`Epsilon` or anything :func:`parse_epsilon` reads (``"ln(3)"``,
+        ``"1/2"`` nats, ``0``, a ``Fraction``, ``"inf"``)."""
+        if not isinstance(eps, Epsilon):
+            eps = parse_epsilon(eps)
         if eps.infinite:
             return Delta.make(mpq(self.infinite, self.p_scale), mpq(0), eps)
         sp, sq = self._suffixes()
@@ -141,7 +148,15 @@ class SortedLaw:
         return Delta.make(mpq(sp[start], self.p_scale), mpq(sq[start], self.q_scale), eps)
 
     def epsilon(self, delta: object) -> Epsilon:
-        """Tight ε at δ: the least ε ≥ 0 with δ(ε) ≤ δ, as ``ln`` of a rational, 0 or ∞."""
+        """Tight ε at δ: the least ε ≥ 0 with δ(ε) ≤ δ, as ``ln`` of a rational, 0 or ∞.
+
+        ``delta`` is a rational δ (``"1e-6"``, ``"1/4"``, a ``Fraction``, an ``mpq``) or a
+        rational :class:`Delta`; a δ involving an irrational ``e^ε`` is refused."""
+        if isinstance(delta, Delta):
+            if not delta.is_rational:
+                raise InvalidNumber(f"delta = {delta} is irrational; give a rational δ",
+                                    argument="delta", value=delta)
+            delta = delta.a
         d = probability(delta, "delta")
         if mpq(self.infinite, self.p_scale) > d:
             return Epsilon.INF
@@ -171,7 +186,25 @@ class SortedLaw:
 
 @dataclass(frozen=True, slots=True)
 class PrivacyLoss(SortedLaw):
-    """The law of the likelihood ratio, restricted to ratios ``> 1``.
+    """The law of the likelihood ratio, restricted to ratios ``> 1``: the exact counterpart
+    of a privacy loss distribution (PLD) in Google's dp_accounting, read both ways.
+
+    Built by :func:`privacy_loss` (two output laws), by
+    :meth:`~verifier.notions.composition.exact.LossDistribution.privacy_loss` (a composed
+    law) or :meth:`mixture`. :meth:`delta` gives the tight δ at ε and :meth:`epsilon` the
+    tight ε at δ; each takes the exact types (:class:`Epsilon`, a rational :class:`Delta`)
+    or what a user writes (``"ln(3)"``, ``"1/2"`` nats, ``"1e-6"``, a ``Fraction``).
+    :meth:`profile` is the whole curve δ(E), :meth:`masses` the atoms as rationals.
+
+    Randomized response with truth 3/4 on one record (hand derivation: the output ``1`` has
+    ratio ``(3/4)/(1/4) = 3``, so δ(ε) = 3/4 − e^ε/4 for e^ε < 3, and ε(δ) = ln(3 − 4δ)):
+
+    >>> from verifier.core.distribution import Dist
+    >>> loss = privacy_loss(Dist({1: "3/4", 0: "1/4"}), Dist({1: "1/4", 0: "3/4"}))
+    >>> loss
+    PrivacyLoss(ratio 3: P 3/4, Q 1/4; P[r = +inf] = 0)
+    >>> loss.delta("ln(2)"), loss.delta("1/2"), loss.epsilon("1/4"), loss.epsilon(0)
+    (Delta('1/4'), Delta('3/4 - 1/4*exp(1/2)'), Epsilon('ln(2)'), Epsilon('ln(3)'))
 
     ``atoms`` are ``(ratio, p, q)`` with finite ``ratio > 1``, sorted and merged by ratio,
     where ``p/p_scale`` is the mass of those outputs under the first hypothesis and
@@ -227,6 +260,14 @@ class PrivacyLoss(SortedLaw):
                     acc[1] += q
         atoms = tuple((r, pq[0], pq[1]) for r, pq in sorted(merged.items()))
         return PrivacyLoss(atoms, infinite, p_scale, q_scale)
+
+    def __repr__(self) -> str:
+        shown = [f"ratio {format_rational(r)}: P {format_rational(p)}, Q {format_rational(q)}"
+                 for r, p, q in self.masses()[:_SHOWN_ATOMS]]
+        if len(self.atoms) > _SHOWN_ATOMS:
+            shown.append(f"… {len(self.atoms) - _SHOWN_ATOMS} more ratios")
+        shown.append(f"P[r = +inf] = {format_rational(self.infinite_mass)}")
+        return f"PrivacyLoss({'; '.join(shown)})"
 
     @staticmethod
     def none() -> PrivacyLoss:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from html import escape
 from itertools import islice
 
 from gmpy2 import mpq
@@ -16,9 +17,11 @@ from gmpy2 import mpq
 from verifier.core.certified import compare_exp
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
+from verifier.core.numbers import Rational, format_rational
 from verifier.notions.loss import Loss, LossKind, LossLaw
 
-__all__ = ["Case", "NotionResult", "Summary", "summarize", "MAX_WITNESS_OUTPUTS", "VACUOUS_NOTE"]
+__all__ = ["Case", "NotionResult", "Summary", "summarize", "MAX_WITNESS_OUTPUTS", "VACUOUS_NOTE",
+           "witness_text", "results_repr", "results_html"]
 
 MAX_WITNESS_OUTPUTS = 100  # a witness lists at most this many outputs (and says how many)
 VACUOUS_NOTE = ("vacuously: the compared values have probability 0 for every target, so no "
@@ -58,6 +61,31 @@ class NotionResult:
     witness: Mapping[str, object]
     cases: int
     details: Sequence = field(default=())
+
+    def __repr__(self) -> str:
+        """The verdict, the claim, the tight values (exact, with a certified decimal where
+        irrational) and the witness in brief.
+
+        >>> from verifier.model.mechanisms import randomized_response
+        >>> from verifier.notions.dp.brute import check_dp
+        >>> check_dp(randomized_response("3/4", [0, 1]), [0, 1], 1, "ln(2)", "1/8")
+        ... # doctest: +NORMALIZE_WHITESPACE
+        NotionResult(dp FAILS at ε = ln(2), δ = 1/8: tight δ(ε) = 1/4 > 1/8,
+            tight ε(δ) = ln(5/2) ≈ 0.91629; witness: databases [0] vs [1], index 0,
+            outputs (0,): ln(3); 2 cases)
+        """
+        tight_d, tight_e = _with_approx(self.delta), _with_approx(self.epsilon)
+        relation = "≤" if self.holds else ">"
+        which = "worst case" if self.holds else "witness"
+        return (f"NotionResult({self.notion} {'holds' if self.holds else 'FAILS'} at "
+                f"ε = {self.query_epsilon}, δ = {format_rational(self.query_delta)}: "
+                f"tight δ(ε) = {tight_d} {relation} {format_rational(self.query_delta)}, "
+                f"tight ε(δ) = {tight_e}; {which}: {witness_text(self.witness)}; "
+                f"{self.cases} case{'s' if self.cases != 1 else ''})")
+
+    def _repr_html_(self) -> str:
+        """A small table for notebooks: verdict, claim, tight values, witness."""
+        return results_html({self.notion: self})
 
 
 def _listed(case: Case, keep: Callable[[Loss], bool]) -> dict:
@@ -178,3 +206,87 @@ def summarize(notion: str, cases: Iterable[Case], eps: Epsilon, delta: mpq,
     for case in cases:
         summary.add(case)
     return summary.result(notion, details)
+
+
+# ------------------------------------------------------------------------- display
+
+_SHOWN_OUTPUTS = 3  # a repr names at most this many outputs of a witness
+
+
+def _with_approx(value: Delta | Epsilon) -> str:
+    """The exact value, with a certified decimal after it when it is not a short rational."""
+    text = str(value)
+    if isinstance(value, Delta) and value.is_rational or isinstance(value, Epsilon) and (
+            value.infinite or value.is_zero or value.nats is not None):
+        return text
+    return f"{text} ≈ {value.approx()}"
+
+
+def _show(value: object, top: bool = True) -> str:
+    """A witness value as text: rationals as ``3/4``, exact numbers as written, strings
+    bare at the top level (a label) and quoted inside a container (an output)."""
+    if isinstance(value, Rational):
+        return format_rational(value)
+    if isinstance(value, str):
+        return value if top else repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v, False) for v in value) + "]"
+    if isinstance(value, tuple):
+        inner = ", ".join(_show(v, False) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_show(k, False)}: {_show(v, False)}"
+                               for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _witness_items(witness: Mapping[str, object]) -> list[tuple[str, str]]:
+    """``(name, text)`` per entry of a witness: a compared pair as ``x vs y``, the outputs
+    as ``output: loss``, the first few only."""
+    items = []
+    for key, value in witness.items():
+        if key in ("outputs", "outputs_truncated"):
+            continue
+        if key in ("databases", "inputs") and isinstance(value, list) and len(value) == 2:
+            items.append((key, f"{_show(value[0])} vs {_show(value[1])}"))
+        else:
+            items.append((key, _show(value)))
+    outputs = witness.get("outputs")
+    if isinstance(outputs, list) and outputs:
+        shown = [f"{_show(o, False)}: {loss}" for o, loss in outputs[:_SHOWN_OUTPUTS]]
+        more = len(outputs) - _SHOWN_OUTPUTS
+        if more > 0 or witness.get("outputs_truncated"):
+            shown.append(f"… {max(more, 0)} more" + (" (list truncated)"
+                                                       if witness.get("outputs_truncated")
+                                                       else ""))
+        items.append(("outputs", ", ".join(shown)))
+    return items
+
+
+def witness_text(witness: Mapping[str, object]) -> str:
+    """A witness in one line: ``databases [0] vs [1], index 0, outputs 0: ln(3)``."""
+    return ", ".join(f"{key} {text}" for key, text in _witness_items(witness)) or "none"
+
+
+def results_repr(kind: str, results: Mapping[str, NotionResult]) -> str:
+    """``kind(holds=…, one result per line)``: the repr of a report of several notions."""
+    holds = all(r.holds for r in results.values())
+    lines = "".join(f"\n  {r!r}," for r in results.values())
+    return f"{kind}(holds={holds},{lines}\n)"
+
+
+def results_html(results: Mapping[str, NotionResult]) -> str:
+    """One table row per notion: verdict, claim, tight δ at ε and tight ε at δ, witness."""
+    head = ("<tr><th>notion</th><th>verdict</th><th>claim (ε, δ)</th><th>tight δ(ε)</th>"
+            "<th>tight ε(δ)</th><th>witness</th></tr>")
+    rows = []
+    for r in results.values():
+        witness = "<br>".join(f"{escape(k)}: <code>{escape(t)}</code>"
+                              for k, t in _witness_items(r.witness))
+        rows.append(
+            f"<tr><td>{escape(r.notion)}</td><td><b>{'holds' if r.holds else 'FAILS'}</b></td>"
+            f"<td><code>({escape(str(r.query_epsilon))}, "
+            f"{escape(format_rational(r.query_delta))})</code></td>"
+            f"<td><code>{escape(_with_approx(r.delta))}</code></td>"
+            f"<td><code>{escape(_with_approx(r.epsilon))}</code></td><td>{witness}</td></tr>")
+    return f"<table>{head}{''.join(rows)}</table>"

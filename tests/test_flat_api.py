@@ -1,0 +1,272 @@
+"""The flat API (``from verifier import …``), readable results, and the privacy loss read both
+ways. Expected values are derived by hand (randomized response) or computed by mpmath at 50
+digits, never taken from plrv's own output."""
+
+import math
+import subprocess
+import sys
+from fractions import Fraction
+from importlib import import_module
+
+import mpmath
+import pytest
+from gmpy2 import mpq
+
+import verifier
+from verifier import (
+    Delta,
+    Dist,
+    Epsilon,
+    InvalidNumber,
+    check_dp,
+    check_partial,
+    compose_mechanisms,
+    iid,
+    known_indices,
+    parse_epsilon,
+    privacy_loss,
+    randomized_response,
+    replace_one,
+    threshold_count,
+)
+
+mpmath.mp.dps = 50
+
+# Where each public name is defined: written out here, independently of the lazy table in
+# verifier/__init__.py, so a name pointing at the wrong module fails.
+DEFINED_IN = {
+    "verifier.core.numbers": "rational",
+    "verifier.core.epsilon": "Epsilon parse_epsilon",
+    "verifier.core.delta": "Delta",
+    "verifier.core.binary64": "F64 f64",
+    "verifier.core.budget": "Budget",
+    "verifier.core.errors": "BudgetExceeded InvalidArgument InvalidDistribution InvalidNumber "
+                            "NullEvent OutOfRange SpecError Undecided UnknownName UserCodeError "
+                            "VerifierError",
+    "verifier.core.distribution": "BOTTOM Dist",
+    "verifier.model.mechanisms": "Mechanism count geometric_count identity mean_query mechanism "
+                                 "randomized_response sum_query threshold_count",
+    "verifier.model.noise": "Noisy geometric noisy_sum",
+    "verifier.model.expnoise": "ExpNoise discrete_gaussian discrete_laplace",
+    "verifier.model.data": "DataModel explicit iid independent",
+    "verifier.model.knowledge": "Knowledge knowledge known_indices no_knowledge",
+    "verifier.notions.dp.neighbours": "Relation add_remove_one check_relation explicit_pairs "
+                                      "predicate_relation replace_one vector_relation vectors",
+    "verifier.notions.dp.brute": "check_dp",
+    "verifier.notions.dp.noise_check": "NoiseResult check_noise_dp",
+    "verifier.notions.loss": "Loss PrivacyLoss privacy_loss",
+    "verifier.notions.check": "NOTIONS Analysis Report analyse check_notions check_partial",
+    "verifier.notions.result": "NotionResult",
+    "verifier.notions.partial.reducible": "is_theta_reducible reducibility_witness",
+    "verifier.notions.composition.exact": "LossDistribution compose_mechanisms",
+    "verifier.notions.composition.adaptive": "Step adaptive_step compose_adaptive",
+    "verifier.notions.composition.enclosure": "CompositionEnclosure enclose_composition",
+    "verifier.notions.renyi.check": "OrderValue RdpResult RenyiReport ZcdpResult check_renyi",
+    "verifier.notions.renyi.compose": "compose_renyi",
+    "verifier.specs.check": "Spec load_spec parse_spec run_spec",
+}
+EXPECTED = {name: module for module, names in DEFINED_IN.items() for name in names.split()}
+
+# the names the deep imports of the README and of earlier versions needed
+MUST_BE_FLAT = ["compose_mechanisms", "replace_one", "add_remove_one", "geometric",
+                "check_renyi", "compose_renyi", "discrete_laplace", "discrete_gaussian", "f64",
+                "check_relation", "PrivacyLoss", "NotionResult", "Report", "RenyiReport"]
+
+
+def rr_loss():
+    """One record, truth 3/4: output 1 has ratio (3/4)/(1/4) = 3, output 0 ratio 1/3."""
+    return privacy_loss(Dist({1: "3/4", 0: "1/4"}), Dist({1: "1/4", 0: "3/4"}))
+
+
+# ------------------------------------------------------------------------ the names
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_public_name_is_the_object_of_its_module(name):
+    module = import_module(EXPECTED[name])
+    assert getattr(verifier, name) is getattr(module, name)
+    namespace: dict = {}
+    exec(f"from verifier import {name}", namespace)
+    assert namespace[name] is getattr(module, name)
+
+
+def test_all_lists_exactly_the_expected_names_once():
+    assert len(verifier.__all__) == len(set(verifier.__all__))
+    assert set(verifier.__all__) == set(EXPECTED)
+    assert set(MUST_BE_FLAT) <= set(verifier.__all__)
+    assert set(verifier.__all__) <= set(dir(verifier))
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'compose_mechanism'"):
+        verifier.compose_mechanism  # noqa: B018
+    with pytest.raises(ImportError):
+        exec("from verifier import no_such_name", {})
+
+
+def test_importing_verifier_loads_no_submodule():
+    """The names are imported on first use: ``import verifier`` (and so ``plrv --help``)
+    loads none of the library, not even gmpy2."""
+    code = ("import sys, verifier; print(sorted(m for m in sys.modules "
+            "if m.startswith('verifier.') or m == 'gmpy2'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+# --------------------------------------------------------------- float approximations
+
+
+def test_float_of_epsilon_is_the_nearest_double():
+    cases = [("ln(3)", float(mpmath.log(3))), ("ln(3/2)", float(mpmath.log(mpmath.mpf(3) / 2))),
+             ("ln(1000001/1000000)", float(mpmath.log(mpmath.mpf(1000001) / 1000000))),
+             ("1/4", 0.25), ("1/3", 1 / 3), ("0", 0.0), ("inf", math.inf)]
+    for text, expected in cases:
+        value = float(parse_epsilon(text))
+        assert type(value) is float
+        assert value == expected, text
+
+
+def test_float_of_delta_is_the_nearest_double():
+    # 3/4 − e^{1/2}/4, the tight δ of randomized response (truth 3/4) at ε = 1/2 nats
+    irrational = Delta.make(mpq(3, 4), mpq(1, 4), parse_epsilon("1/2"))
+    reference = mpmath.mpf(3) / 4 - mpmath.exp(mpmath.mpf(1) / 2) / 4
+    assert float(irrational) == float(reference)
+    assert type(float(irrational)) is float
+    assert float(Delta.make(mpq(1, 4), mpq(0), parse_epsilon("ln(2)"))) == 0.25
+    # a rational δ at ε = ln(2): 3/4 − 2/4 collapses to the rational 1/4
+    assert float(Delta.make(mpq(3, 4), mpq(1, 4), parse_epsilon("ln(2)"))) == 0.25
+
+
+def test_float_is_never_taken_as_a_number():
+    with pytest.raises(InvalidNumber, match="float"):
+        rr_loss().delta(0.5)
+    with pytest.raises(InvalidNumber, match="float"):
+        rr_loss().epsilon(0.25)
+
+
+# ----------------------------------------------------------------------------- reprs
+
+
+def test_reprs_of_the_exact_types():
+    assert repr(parse_epsilon("ln(3)")) == "Epsilon('ln(3)')"
+    assert repr(Delta.make(mpq(3, 4), mpq(1, 4), parse_epsilon("1/2"))) == \
+        "Delta('3/4 - 1/4*exp(1/2)')"
+    # ln 3 = 1.098612288…, truncated to six significant digits
+    assert parse_epsilon("ln(3)")._repr_html_() == "<code>ε = ln(3)</code> (≈ 1.09861)"
+    assert parse_epsilon("inf")._repr_html_() == "<code>ε = inf</code>"
+    assert Delta.make(mpq(0), mpq(0), parse_epsilon("0"))._repr_html_() == "<code>δ = 0</code>"
+    # 3/4 − e^{1/2}/4 = 0.33781968…
+    assert Delta.make(mpq(3, 4), mpq(1, 4), parse_epsilon("1/2"))._repr_html_() == \
+        "<code>δ = 3/4 - 1/4*exp(1/2)</code> (≈ 0.337819)"
+
+
+def test_repr_of_a_failing_dp_result_shows_verdict_tight_values_and_witness():
+    # one record, truth 3/4: δ(ε) = 3/4 − e^ε/4, so δ(ln 2) = 1/4 > 1/8; ε(δ) = ln(3 − 4δ),
+    # so ε(1/8) = ln(5/2) = 0.916290731…; the output with loss ln 3 is the witness
+    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, epsilon="ln(2)",
+                 delta="1/8")
+    text = repr(r)
+    assert text.startswith("NotionResult(dp FAILS at ε = ln(2), δ = 1/8: ")
+    assert "tight δ(ε) = 1/4 > 1/8" in text
+    assert "tight ε(δ) = ln(5/2) ≈ 0.91629;" in text
+    assert "witness: databases [0] vs [1], index 0, outputs (0,): ln(3)" in text
+    assert "mpq(" not in text and "Delta(" not in text and "Epsilon(" not in text
+
+
+def test_repr_of_a_holding_result_and_an_irrational_delta():
+    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, epsilon="ln(3)",
+                 delta="0")
+    assert repr(r).startswith("NotionResult(dp holds at ε = ln(3), δ = 0: tight δ(ε) = 0 ≤ 0, "
+                              "tight ε(δ) = ln(3) ≈ 1.09861; worst case: ")
+    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, epsilon="1/2",
+                 delta="1/10")
+    assert "tight δ(ε) = 3/4 - 1/4*exp(1/2) ≈ 0.337819 > 1/10" in repr(r)
+
+
+def test_html_of_a_result_is_one_escaped_table_row():
+    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, epsilon="ln(2)",
+                 delta="1/8")
+    html = r._repr_html_()
+    assert html.startswith("<table>") and html.endswith("</table>")
+    assert html.count("<tr>") == 2  # the header and one notion
+    assert "<b>FAILS</b>" in html and "<code>(ln(2), 1/8)</code>" in html
+    assert "<code>1/4</code>" in html and "<code>ln(5/2) ≈ 0.91629</code>" in html
+    assert "databases: <code>[0] vs [1]</code>" in html
+
+
+def test_report_repr_and_html_list_every_notion():
+    # threshold count (released when ≥ 3, else ⊥) of 8 i.i.d. bits with P[1] = 1/5, records 0
+    # and 1 known, target 7. Background "both known records are 1", target 0 against 1, X the
+    # count of ones among the 5 others (Binomial(5, 1/5)): ⊥ has P = P[X = 0] = (4/5)^5 and
+    # Q = 0 (loss +∞); a released count 2 + k has ratio P[X = k]/P[X = k − 1] = (6 − k)/(4k)
+    # ≤ 5/4 < 2 — so APK δ(ln 2) = (4/5)^5 = 1024/3125, by hand
+    report = check_partial(threshold_count([1], threshold=3), iid(["4/5", "1/5"], [0, 1], 8),
+                           knowledge=known_indices([0, 1]), targets=7, epsilon="ln(2)",
+                           delta="1/100", notions=["apkdp", "ppkdp"])
+    text = repr(report)
+    assert text.startswith("Report(holds=False,\n  NotionResult(apkdp FAILS")
+    assert "tight δ(ε) = 1024/3125 > 1/100" in text
+    assert "NotionResult(ppkdp FAILS" in text
+    assert "mpq(" not in text
+    html = report._repr_html_()
+    assert html.count("<tr>") == 3 and "apkdp" in html and "ppkdp" in html
+
+
+def test_privacy_loss_repr():
+    assert repr(rr_loss()) == "PrivacyLoss(ratio 3: P 3/4, Q 1/4; P[r = +inf] = 0)"
+
+
+# ------------------------------------------------------- the privacy loss, both ways
+
+
+@pytest.mark.parametrize("eps", ["ln(2)", parse_epsilon("ln(2)"), Epsilon.log(2)],
+                         ids=["str", "Epsilon", "Epsilon.log"])
+def test_delta_accepts_text_and_exact_epsilon(eps):
+    # δ(ε) = 3/4 − e^ε/4 = 1/4 at e^ε = 2
+    d = rr_loss().delta(eps)
+    assert type(d) is Delta and d == mpq(1, 4)
+
+
+@pytest.mark.parametrize("eps", ["1/2", Fraction(1, 2), mpq(1, 2), Epsilon.of_nats("1/2")],
+                         ids=["str", "Fraction", "mpq", "Epsilon"])
+def test_delta_at_a_rational_number_of_nats(eps):
+    d = rr_loss().delta(eps)
+    assert (d.a, d.c, d.epsilon) == (mpq(3, 4), mpq(1, 4), Epsilon.of_nats("1/2"))
+
+
+def test_delta_at_zero_and_infinity_and_beyond_the_ratio():
+    loss = rr_loss()
+    assert loss.delta(0) == mpq(1, 2)  # total variation: 3/4 − 1/4
+    assert loss.delta("ln(3)") == 0 and loss.delta("inf") == 0 and loss.delta("ln(4)") == 0
+
+
+@pytest.mark.parametrize("delta", ["1/4", "0.25", Fraction(1, 4), mpq(1, 4), 0,
+                                   Delta.make(mpq(1, 4), mpq(0), parse_epsilon("ln(2)"))],
+                         ids=["fraction-text", "decimal-text", "Fraction", "mpq", "int",
+                              "Delta"])
+def test_epsilon_accepts_text_fractions_and_exact_delta(delta):
+    # ε(δ) = ln(3 − 4δ): ln 2 at δ = 1/4, ln 3 at δ = 0
+    expected = Epsilon.log(3) if delta == 0 else Epsilon.log(2)
+    e = rr_loss().epsilon(delta)
+    assert type(e) is Epsilon and e == expected
+
+
+def test_epsilon_refuses_an_irrational_delta():
+    irrational = Delta.make(mpq(3, 4), mpq(1, 4), parse_epsilon("1/2"))
+    with pytest.raises(InvalidNumber, match="irrational"):
+        rr_loss().epsilon(irrational)
+
+
+def test_round_trip_and_a_composed_loss():
+    loss = rr_loss()
+    assert loss.epsilon(loss.delta("ln(2)")) == Epsilon.log(2)
+    # three runs: outputs with j ones have ratio 3^(2j−3) and mass C(3,j)·3^j/64, so
+    # δ(ln 2) = (27 − 2)/64 + 3·(9 − 2·3)/64 = 17/32 (hand derivation)
+    rr = randomized_response("3/4", [0, 1])
+    r = compose_mechanisms([rr] * 3, replace_one([0, 1], 1), "ln(2)", "17/32")
+    assert r.holds and r.delta == mpq(17, 32) and r.epsilon == Epsilon.log(2)
+    from verifier.notions.composition.exact import compose_law, pair_laws
+    law, _ = compose_law(pair_laws([rr] * 3, (1,), (0,)))
+    assert law.delta("ln(2)") == mpq(17, 32)
+    assert law.epsilon("17/32") == Epsilon.log(2)
