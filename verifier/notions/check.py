@@ -28,7 +28,7 @@ from verifier.notions.partial.cases import (
     tables_for,
 )
 from verifier.notions.registry import APKDP, DP, NOTIONS, PPKDP, RENYI, notion
-from verifier.notions.result import NotionResult, summarize
+from verifier.notions.result import NotionResult, results_html, results_repr, summarize
 from verifier.parallel import current_executor
 
 __all__ = ["NOTIONS", "Report", "Analysis", "analyse", "check_partial", "check_notions"]
@@ -45,6 +45,12 @@ class Report:
     @property
     def holds(self) -> bool:
         return all(r.holds for r in self.results.values())
+
+    def __repr__(self) -> str:
+        return results_repr("Report", self.results)
+
+    def _repr_html_(self) -> str:
+        return results_html(self.results)
 
 
 def _as_list(x) -> list:
