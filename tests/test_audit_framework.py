@@ -156,6 +156,13 @@ def test_goodness_of_fit_passes_the_true_law_and_rejects_a_wrong_one():
     assert not goodness_of_fit(draws, Dist({0: mpq(1, 2), 1: mpq(1, 2)}), 0).passed
     outside = goodness_of_fit([*draws, 2], law, 0)
     assert not outside.passed and outside.outside == 1
+    # ten draws, all 1, where 1 has probability 1/4: exact binomial p = 2·(1/4)^10 < 10⁻³
+    few = goodness_of_fit([1] * 10, law, 0)
+    assert few.cells == 2 and not few.passed and few.p_value < 1e-5
+    # three outcomes, ten draws: too few to test, and said so (not a pass in disguise)
+    three = Dist({0: mpq(4, 5), 1: mpq(1, 10), 2: mpq(1, 10)})  # expected 8, 1, 1
+    small = goodness_of_fit([0] * 8 + [1, 2], three, 0)
+    assert not small.tested and "not tested" in small.note()
 
 
 # ------------------------------------------------------------------ the command

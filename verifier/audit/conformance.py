@@ -5,8 +5,9 @@ of the library's draws against that law ties the model to the code as installed.
 χ² test (scipy.stats.chisquare; Pearson, "On the criterion that a given system of
 deviations…", 1900): the cells are the law's outcomes, those with an expected count below 5
 pooled into one cell (the χ² approximation needs expected counts of about 5 or more), and
-every draw outside the law's support is its own evidence against the fit (p = 0). The test
-fails when ``p < CONFORMANCE_ALPHA``.
+every draw outside the law's support is its own evidence against the fit (p = 0). With two
+cells the exact two-sided binomial test (scipy.stats.binomtest) replaces the χ²
+approximation. The test fails when ``p < CONFORMANCE_ALPHA``.
 
 The p-value is a floating-point statistic and is shown as one: it never makes a case
 ``sound`` — a failed fit only turns a case ``unknown``.
@@ -40,26 +41,32 @@ class Fit:
     statistic: float
     p_value: float
     outside: int
+    tested: bool = True
 
     @property
     def passed(self) -> bool:
         return self.outside == 0 and self.p_value >= CONFORMANCE_ALPHA
 
     def note(self) -> str:
+        if not self.tested:
+            return (f"conformance at input {self.input!r}: {self.draws} draws are too few for "
+                    f"a test (all but one outcome expected fewer than {MIN_EXPECTED} times); "
+                    f"not tested")
         verdict = "fit" if self.passed else "do not fit"
         extra = f", {self.outside} draws outside the law's support" if self.outside else ""
+        test = "exact binomial test" if self.cells == 2 else f"chi-square over {self.cells} cells"
         return (f"conformance at input {self.input!r}: {self.draws} draws {verdict} the law "
-                f"(chi-square over {self.cells} cells, p ≈ {self.p_value:.4g}{extra}; "
+                f"({test}, p ≈ {self.p_value:.4g}{extra}; "
                 f"rejected below {CONFORMANCE_ALPHA})")
 
 
-def _chisquare():  # scipy is an optional extra
+def _stats():  # scipy.stats: an optional extra
     try:
-        from scipy.stats import chisquare
+        from scipy import stats
     except ModuleNotFoundError:
         raise UnknownName("--conformance needs scipy: pip install -e '.[conformance]'",
                           argument="--conformance") from None
-    return chisquare
+    return stats
 
 
 def _cells(law: Dist, counts: Counter, n: int) -> tuple[list[int], list[mpq]]:
@@ -98,10 +105,20 @@ def goodness_of_fit(draws: Sequence[Hashable], law: Dist, at: object) -> Fit:
     outside = sum(c for o, c in counts.items() if law[o] == 0)
     if n == 0:
         return Fit(at, 0, 0, 0.0, 1.0, 0)
-    observed, expected = _cells(law, counts, n)
+    if len(law.items()) == 2:  # two outcomes: no pooling, the exact binomial test
+        observed = [counts.get(o, 0) for o, _ in law.items()]
+        expected = [m for _, m in law.items()]
+    else:
+        observed, expected = _cells(law, counts, n)
     if outside:
         return Fit(at, n, len(observed), float("inf"), 0.0, outside)
-    if len(observed) < 2:  # one cell: every draw is in it, the law is reproduced exactly
-        return Fit(at, n, len(observed), 0.0, 1.0, 0)
-    stat, p = _chisquare()(observed, [_float(e * n) for e in expected])
+    if len(observed) < 2:  # one outcome (reproduced exactly), or too few draws to test
+        return Fit(at, n, len(observed), 0.0, 1.0, 0, tested=len(law.items()) < 2)
+    stats = _stats()
+    if len(observed) == 2:  # two cells: the exact binomial test (two-sided)
+        e0 = _float(expected[0])
+        test = stats.binomtest(observed[0], n, e0)
+        stat = (observed[0] - n * e0) ** 2 / (n * e0 * (1 - e0))
+        return Fit(at, n, 2, float(stat), float(test.pvalue), 0)
+    stat, p = stats.chisquare(observed, [_float(e * n) for e in expected])
     return Fit(at, n, len(observed), float(stat), float(p), 0)
