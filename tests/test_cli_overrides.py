@@ -75,3 +75,22 @@ def test_verify_certificate_documents_its_codes():
     text = runner.invoke(app, ["verify-certificate", "--help"]).output
     assert "0 the certificate is verified" in " ".join(text.split())
     assert "1 it is rejected" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_output_files_follow_the_umask_and_are_confirmed(tmp_path, mask, mode):
+    import os
+    import subprocess
+    import sys
+
+    cert = tmp_path / "c.json"
+    old = os.umask(mask)
+    try:
+        out = subprocess.run([sys.executable, "-m", "verifier.cli", "check", RR,
+                              "--certificate", str(cert)], capture_output=True, text=True,
+                             check=False)
+    finally:
+        os.umask(old)
+    assert out.returncode == 0, out.stderr
+    assert cert.stat().st_mode & 0o777 == mode
+    assert f"wrote {cert} (--certificate)" in out.stderr

@@ -288,7 +288,7 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path, monkeypatch):
     png = tmp_path / "adv.png"
     out = runner.invoke(app, ["guess", "--eta", "1/2", "--diameter", "1", "--plot", str(png)])
     assert out.exit_code == 2
-    assert "plrv[plot]" in out.stderr and "--plot" in out.stderr
+    assert "pip install -e '.[plot]'" in out.stderr and "--plot" in out.stderr
     assert not png.exists()
 
 

@@ -45,8 +45,9 @@ def dp_accounting() -> Any:
     try:
         module = importlib.import_module("dp_accounting")  # optional: imported on use
     except ImportError:
-        raise MissingExtra("accountant interop needs dp_accounting: pip install "
-                           "'plrv[accounting]' (or pip install dp-accounting)") from None
+        raise MissingExtra("accountant interop needs dp_accounting: pip install -e "
+                           "'.[accounting]' from a checkout of plrv (or pip install "
+                           "dp-accounting)") from None
     return module
 
 

@@ -45,7 +45,8 @@ def require_distributed(option: str) -> Any:
     except ImportError:
         raise MissingDistributed(
             f"{option} needs Dask (dask.distributed), which is not installed; install the "
-            f"distributed extra: pip install 'plrv[distributed]'") from None
+            f"distributed extra: pip install -e '.[distributed]' from a checkout of plrv "
+            f"(or pip install 'dask[distributed]')") from None
     return distributed
 
 

@@ -4,8 +4,9 @@ Values are drawn from certified decimal truncations of the exact numbers; δ is 
 ``log10 δ`` computed from its decimal mantissa and exponent, so values far below the range
 of a float (``δ ≈ 1e-456``) still plot.
 
-matplotlib is an optional extra (``pip install 'plrv[plot]'``); asking for a plot without it is
-a :class:`MissingExtra` error naming the extra, raised before any work is done.
+matplotlib is an optional extra (``pip install -e '.[plot]'`` from a checkout); asking for a
+plot without it is a :class:`MissingExtra` error naming the extra, raised before any work is
+done.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def require_matplotlib(option: str = "--plot") -> None:
         import matplotlib  # noqa: F401
     except ImportError:
         raise MissingExtra(f"{option} needs matplotlib, which is not installed; install the "
-                           f"plot extra: pip install 'plrv[plot]'") from None
+                           f"plot extra: pip install -e '.[plot]' from a checkout of plrv "
+                           f"(or pip install matplotlib)") from None
 
 
 def _format(path: str | Path, fmt: str | None) -> str:

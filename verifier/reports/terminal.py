@@ -151,7 +151,8 @@ def _backgrounds(c: Console, report) -> None:
                 f": the passive attacker is defeated (δ = {show_delta(ppk.delta)}), the active "
                 f"one is not (δ = {show_delta(apk.delta)})." if ppk.holds else ".")))
         elif apk.delta == ppk.delta:
-            c.print("APK and PPK coincide here: the active attacker gains nothing.")
+            c.print("APK and PPK give the same δ at the claimed ε (they may differ at other ε): "
+                    "here the active attacker gains nothing.")
 
 
 def print_sweep(report, c: Console | None = None) -> None:
@@ -378,12 +379,12 @@ __all__ += ["print_prove", "print_reducible", "print_search"]
 
 
 def print_closed_form(curves, c: Console | None = None) -> None:
-    """``plrv check --closed-form``: each notion's tight δ as a function of E = e^ε ≥ 1 (the
-    exact upper envelope over its cases), one line per linear piece."""
+    """``plrv check --closed-form``: each notion's tight δ as a function of exp_eps = e^ε ≥ 1
+    (the exact upper envelope over its cases), one line per linear piece."""
     from verifier.symbolic.closed_form import describe
 
     c = c or console()
-    c.print("tight δ as a function of E = e^ε (the worst case at every E):")
+    c.print("tight δ as a function of exp_eps = e^ε (the worst case at every ε):")
     for name, curve in curves.items():
         for where, expr in describe(curve):
             c.print(f"  {name}: δ = {expr}  for {where}")

@@ -1,17 +1,25 @@
 """Output files named on the command line (``--csv``, ``--json-file``, ``--plot``), written all
 or nothing: every file goes to a temporary name beside its target first, and the targets are
-replaced only when every file has been written (:func:`verifier.specs.files.write_atomically`)."""
+replaced only when every file has been written (:func:`verifier.specs.files.write_atomically`).
+Each file written is confirmed on stderr (``wrote PATH (--option)``), after all of them are."""
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from verifier.reports.json_out import dumps, sweep_rows
 from verifier.specs.files import write_atomically
 
 __all__ = ["write_sweep", "write_advantage_plot", "write_certificate"]
+
+
+def _write(writers: Mapping[Path, Callable[[Path], None]], options: Mapping[Path, str]) -> None:
+    write_atomically(writers, options)
+    for path in writers:
+        print(f"wrote {path} ({options[path]})", file=sys.stderr)
 
 
 def write_sweep(report, csv_path: Path | None, json_path: Path | None,
@@ -38,7 +46,7 @@ def write_sweep(report, csv_path: Path | None, json_path: Path | None,
                                  title=f"{report.mechanism}, n = {report.records}",
                                  epsilon=str(report.epsilon), delta=str(report.delta))
         writers[plot_path] = write_plot
-    write_atomically(writers, {path: option for path, option in (
+    _write(writers, {path: option for path, option in (
         (csv_path, "--csv"), (json_path, "--json-file"), (plot_path, "--plot"))
         if path is not None})
 
@@ -48,15 +56,15 @@ def write_certificate(cert: dict, path: Path) -> None:
     def write(tmp: Path) -> None:
         tmp.write_text(dumps(cert) + "\n", encoding="utf-8")
 
-    write_atomically({path: write}, {path: "--certificate"})
+    _write({path: write}, {path: "--certificate"})
 
 
 def write_advantage_plot(path: Path, diameter) -> None:
     """The advantage-against-ε plot of ``plrv guess --plot``."""
     from verifier.reports.plot import plot_advantage
 
-    write_atomically({path: lambda tmp: plot_advantage(tmp, diameter, fmt=_format(path))},
-                     {path: "--plot"})
+    _write({path: lambda tmp: plot_advantage(tmp, diameter, fmt=_format(path))},
+           {path: "--plot"})
 
 
 def _format(path: Path) -> str:

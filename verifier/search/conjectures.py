@@ -204,7 +204,7 @@ def _hypothesis(conj, b: SearchBudget, violates, evidence: list[str]):
         from hypothesis import HealthCheck, find, settings
         from hypothesis.errors import NoSuchExample
     except ImportError:
-        evidence.append("hypothesis: skipped (not installed; pip install 'plrv[test]')")
+        evidence.append("hypothesis: skipped (not installed; pip install hypothesis)")
         return None, ""
     cfg = settings(max_examples=b.examples, database=None, deadline=None, derandomize=True,
                    suppress_health_check=list(HealthCheck))

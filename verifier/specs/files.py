@@ -209,6 +209,7 @@ def write_atomically(writers: Mapping[Path, Callable[[Path], None]],
             os.close(fd)
             done.append((Path(name), target))
             write(Path(name))
+            os.chmod(name, 0o666 & ~_umask())  # as open() would create it (mkstemp: 0600)
         for tmp, target in done:
             os.replace(tmp, target)
     except OSError as exc:
@@ -221,3 +222,10 @@ def write_atomically(writers: Mapping[Path, Callable[[Path], None]],
     finally:
         for tmp, _ in done:
             tmp.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
