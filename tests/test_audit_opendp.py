@@ -16,6 +16,7 @@ pytest.importorskip("opendp")
 
 from verifier import f64
 from verifier.audit.adapters.opendp import ADAPTER
+from verifier.audit.adapters.opendp_noisy_max import pf_round, top_k_law
 from verifier.audit.adapters.opendp_sample import law, sample
 from verifier.audit.adapters.opendp_threshold import threshold_answer
 from verifier.audit.case import AuditCase
@@ -24,6 +25,7 @@ from verifier.core.binary64 import F64
 from verifier.core.certified import Certified
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
+from verifier.core.expsum import ExpSum
 
 mpmath = pytest.importorskip("mpmath")
 
@@ -191,6 +193,44 @@ def test_geometric_bounds_are_refused_not_guessed() -> None:
         run(case("make_geometric", {"scale": f64("1.0"), "bounds": (0, 10)}, 1))
 
 
+# ------------------------------------------------------------------- noisy max / top-k
+
+def test_permute_and_flip_two_candidates_by_hand() -> None:
+    """Scores (0, 0) and (1, 0), scale 1. At (0, 0) both are accepted surely: 1/2 each. At
+    (1, 0) the first is accepted surely and the second with e^{−1}: visited first (1/2) and
+    accepted, P(1) = e^{−1}/2. The largest ratio is P_(0,0)(1)/P_(1,0)(1) = e, so ε = 1
+    exactly, below the map's 2·d/s = 2 for a non-monotonic L∞ distance."""
+    x, y = (mpq(0), mpq(0)), (mpq(1), mpq(0))
+    assert pf_round(x, mpq(1)) == [ExpSum.constant(mpq(1, 2))] * 2
+    assert pf_round(y, mpq(1)) == [ExpSum.constant(1) - ExpSum.exp(-1, mpq(1, 2)),
+                                   ExpSum.exp(-1, mpq(1, 2))]
+    row = run(case("make_noisy_max", {"scale": f64("1.0")}, 1, ((0, 0), (1, 0))))
+    assert row.tight_epsilon == Epsilon.of_nats(1)
+    assert row.claim_epsilon == F64(2.0)
+    assert row.verdict == "sound"
+    assert row.witness["inputs"] == ((0, 0), (1, 0)) and row.witness["outputs"] == [1]
+
+
+def test_top_k_law_sums_to_one_exactly() -> None:
+    """The ordered releases of peeled permute-and-flip partition the outcomes: the masses,
+    exponential sums, add up to the constant 1 (Lindemann–Weierstrass: canonical ==)."""
+    law_ = top_k_law((mpq(0), mpq(1), mpq(3), mpq(-2)), mpq(1, 2), 2)
+    assert len(law_) == 12
+    assert sum(law_.values(), ExpSum()) == ExpSum.constant(1)
+
+
+def test_noisy_max_monotonic_epsilon_is_d_over_scale() -> None:
+    """Monotonic scores (0, 0, 0) against (0, 1, 1), scale 1: at (0, 0, 0) every candidate is
+    accepted surely, so P(0) = 1/3; at (0, 1, 1) candidates 1 and 2 are accepted surely when
+    visited, so 0 is released only when visited first (1/3) and accepted (e^{−1}):
+    P(0) = e^{−1}/3. The ratio e is the largest: ε = 1 = d/s, the map's value."""
+    row = run(case("make_noisy_max", {"scale": f64("1.0"), "monotonic": True}, 1,
+                   ((0, 0, 0), (0, 1, 1))))
+    assert row.tight_epsilon == Epsilon.of_nats(1)
+    assert row.claim_epsilon == F64(1.0)
+    assert row.verdict == "sound"
+
+
 # ------------------------------------------------------------------------- conformance
 
 @pytest.mark.parametrize(("c", "x"), [
@@ -199,6 +239,8 @@ def test_geometric_bounds_are_refused_not_guessed() -> None:
     (case("make_randomized_response", {"categories": (0, 1, 2), "prob": f64("0.5")}, 1), 7),
     (case("make_laplace", {"scale": f64("2.0")}, 1), -1),
     (case("make_gaussian", {"scale": f64("1.5")}, 1), 4),
+    (case("make_noisy_top_k", {"scale": f64("2.0"), "k": 2, "negate": True}, 1,
+          ((0, 1, 3), (1, 1, 3))), (0, 1, 3)),
     (case("make_randomized_response_bitvec", {"max_weight": 1, "f": f64("0.5")}, 1),
      (1, 0, 0, 0, 0, 0, 0, 0)),
 ])

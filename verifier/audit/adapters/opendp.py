@@ -17,6 +17,9 @@ input metric calls neighbours at ``d_in``:
   exponential sums (:func:`~verifier.notions.dp.noise_check.check_noise_dp`);
 * ``make_gaussian`` on an integer under zCDP: the discrete Gaussian at the double σ, whose
   tight ρ is exactly ``Δ²/(2σ²)`` (:mod:`~verifier.audit.adapters.opendp_noise`);
+* ``make_noisy_max`` and ``make_noisy_top_k`` under ``MaxDivergence``: peeled
+  permute-and-flip, whose law is an exponential sum in the scores over the double scale
+  (:mod:`~verifier.audit.adapters.opendp_noisy_max`), over the score vectors given as inputs;
 * ``make_laplace_threshold`` on a map of integer counts (``L01Inf``, a missing key counting
   as 0).
 
@@ -27,7 +30,12 @@ that it exceeds it, with the inputs (and outputs) that witness it.
 from __future__ import annotations
 
 from verifier.audit.adapters.opendp_args import version
-from verifier.audit.adapters.opendp_noise import gaussian_row, laplace_row, threshold_row
+from verifier.audit.adapters.opendp_noise import (
+    gaussian_row,
+    laplace_row,
+    noisy_max_row,
+    threshold_row,
+)
 from verifier.audit.adapters.opendp_rr import rr_bitvec_row, rr_bool_row, rr_categorical_row
 from verifier.audit.adapters.opendp_sample import law, sample
 from verifier.audit.registry import Adapter
@@ -44,6 +52,8 @@ ADAPTER = Adapter(
         "make_laplace": laplace_row,
         "make_geometric": laplace_row,
         "make_gaussian": gaussian_row,
+        "make_noisy_max": noisy_max_row,
+        "make_noisy_top_k": noisy_max_row,
         "make_laplace_threshold": threshold_row,
     },
     sample=sample,

@@ -1,6 +1,7 @@
 """OpenDP's integer noise decided exactly: discrete Laplace on an integer (``make_laplace``,
 ``make_geometric`` without bounds), the discrete Gaussian under zCDP (``make_gaussian``) and
-the Laplace threshold on a map of counts (:mod:`~verifier.audit.adapters.opendp_threshold`).
+the Laplace threshold on a map of counts (:mod:`~verifier.audit.adapters.opendp_threshold`),
+and noisy max / top-k by permute-and-flip (:mod:`~verifier.audit.adapters.opendp_noisy_max`).
 
 Both samplers take the double scale as the rational it is (``RBig::try_from(scale)``) and
 sample exactly (Canonne, Kamath and Steinke, *The Discrete Gaussian for Differential
@@ -23,12 +24,14 @@ from __future__ import annotations
 from gmpy2 import mpq
 
 from verifier.audit.adapters.opendp_args import (
+    bool_option,
     claim_epsilon,
     int_arg,
     opendp,
     scale_arg,
     verdict,
 )
+from verifier.audit.adapters.opendp_noisy_max import noisy_max_answer
 from verifier.audit.adapters.opendp_threshold import threshold_answer
 from verifier.audit.case import AuditCase, AuditRow, Enclosure
 from verifier.audit.judge import ratio, read_double
@@ -36,11 +39,12 @@ from verifier.core.binary64 import F64
 from verifier.core.certified import Certified
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
+from verifier.core.expsum import ExpSum
 from verifier.core.numbers import format_rational
 from verifier.model.expnoise import discrete_laplace
 from verifier.notions.dp.noise_check import check_noise_dp
 
-__all__ = ["laplace_row", "gaussian_row", "threshold_row"]
+__all__ = ["laplace_row", "gaussian_row", "noisy_max_row", "threshold_row"]
 
 
 def laplace_row(case: AuditCase) -> AuditRow:
@@ -89,6 +93,92 @@ def gaussian_row(case: AuditCase) -> AuditRow:
                     ("zCDP: the ε columns hold ρ (the library's ZeroConcentratedDivergence)",
                      f"scale = {sigma} = {format_rational(sigma.exact)} exactly; tight ρ = "
                      f"d_in²/(2σ²) = {format_rational(rho)}"))
+
+
+# ------------------------------------------------------------- noisy max / top-k (pure DP)
+
+def _scores(case: AuditCase) -> tuple[tuple[tuple[mpq, ...], ...], bool]:
+    """The score vectors of ``inputs`` (integers, or doubles as {f64}), one length, and
+    whether they are doubles."""
+    if case.inputs is None or len(case.inputs) < 2:
+        raise InvalidArgument("inputs: list at least two score vectors (the finite universe "
+                              "of the audit)", argument="inputs")
+    rows: list[tuple[mpq, ...]] = []
+    floats: set[bool] = set()
+    for x in case.inputs:
+        if not isinstance(x, tuple) or not x:
+            raise InvalidArgument(f"inputs: {x!r:.40} is not a list of scores",
+                                  argument="inputs", value=x)
+        for v in x:
+            if isinstance(v, F64):
+                floats.add(True)
+            elif isinstance(v, int) and not isinstance(v, bool):
+                floats.add(False)
+            else:
+                raise InvalidArgument(f"inputs: score {v!r:.40} is neither an integer nor "
+                                      f"a double", argument="inputs", value=v)
+        rows.append(tuple(v.exact if isinstance(v, F64) else mpq(v) for v in x))
+    if len({len(r) for r in rows}) != 1 or len(floats) != 1:
+        raise InvalidArgument("inputs: score vectors of one length and one type",
+                              argument="inputs")
+    return tuple(dict.fromkeys(rows)), floats.pop()
+
+
+def noisy_max_row(case: AuditCase) -> AuditRow:
+    """``make_noisy_max`` / ``make_noisy_top_k`` with ``MaxDivergence``."""
+    top_k = case.constructor == "make_noisy_top_k"
+    case.only(("scale", "negate", "monotonic") + (("k",) if top_k else ()), d_in=True,
+              inputs=True)
+    dp = opendp()
+    scale = scale_arg(case)
+    k = int_arg(case, "args.k", case.arg("k")) if top_k else 1
+    negate, monotonic = bool_option(case, "negate"), bool_option(case, "monotonic")
+    universe, floats = _scores(case)
+    kind = float if floats else int
+    domain = dp.vector_domain(dp.atom_domain(T=kind, nan=False) if floats
+                              else dp.atom_domain(T=kind))
+    metric = dp.linf_distance(T=kind, monotonic=monotonic)
+    extra = {"k": k} if top_k else {}
+    meas = getattr(dp.m, case.constructor)(domain, metric, dp.max_divergence(),
+                                            scale=scale.double, negate=negate, **extra)
+    d = case.d_in
+    d_in = d.exact if isinstance(d, F64) else mpq(int_arg(case, "d_in", d))
+    claim, eps = claim_epsilon(meas.map(d.double if isinstance(d, F64) else int(d_in)))
+    signed = tuple(tuple(-v for v in x) for x in universe) if negate else universe
+    answer = noisy_max_answer(signed, 1 / scale.exact, k, d_in, monotonic, eps)
+    x, y, out = answer.witness
+    back = (lambda v: -v) if negate else (lambda v: v)
+    shown = tuple(_given(case, tuple(back(v) for v in z)) for z in (x, y))
+    release = out if top_k else out[0]
+    witness = {"inputs": shown, "outputs": [release]}
+    tight: Epsilon | Enclosure
+    if isinstance(answer.epsilon, Epsilon):
+        tight = answer.epsilon
+    else:
+        lo, hi = answer.epsilon.enclose(128)
+        tight = Enclosure(Epsilon.of_nats(max(lo, mpq(0))), Epsilon.of_nats(max(hi, mpq(0))))
+    return AuditRow(case, claim, mpq(0), Certified(lambda prec: _closed(answer.delta, prec)),
+                    tight, verdict(answer.holds), ratio(claim, tight),
+                    "exact" if isinstance(answer.epsilon, Epsilon) else "enclosure", witness,
+                    (f"scale = {scale} = {format_rational(scale.exact)} exactly",
+                     f"tight ε = {answer.epsilon_text} (largest log-ratio, output {release})",
+                     f"tight δ at the claimed ε = {answer.delta}",
+                     f"{answer.pairs} ordered pairs at L∞ distance ≤ {format_rational(d_in)}"
+                     f"{' (monotonic)' if monotonic else ''}"))
+
+
+def _given(case: AuditCase, scores: tuple[mpq, ...]) -> tuple:
+    """The score vector of ``inputs`` whose exact values are ``scores``, as the config gave
+    it (integers or doubles), so that it can be handed back to the library."""
+    for x in case.inputs or ():
+        if tuple(v.exact if isinstance(v, F64) else mpq(v) for v in x) == scores:
+            return tuple(x)
+    raise AssertionError("a witness is one of the inputs")  # pragma: no cover
+
+
+def _closed(x: ExpSum, prec: int) -> tuple[mpq, mpq]:
+    lo, hi = x.enclose(prec)
+    return max(lo, mpq(0)), max(hi, mpq(0))
 
 
 # -------------------------------------------------------------------- Laplace threshold

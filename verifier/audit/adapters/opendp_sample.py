@@ -1,14 +1,15 @@
 """``--conformance`` for OpenDP: draws from the library at a witness input, and the law plrv
 decided the case on, over the same outcomes.
 
-Randomized response has finite rational laws, given exactly. The discrete Laplace and
-Gaussian laws (``make_laplace``/``make_geometric``/``make_gaussian`` on an integer,
-``make_laplace_threshold``) have transcendental masses and infinitely many outcomes: for the
-goodness-of-fit test only, the outcomes within ``TAIL`` of the centre (or above the threshold)
-are kept one by one and the rest pooled into tail cells, and each mass is the midpoint of its
-certified enclosure at ``PRECISION`` bits, scaled to sum to 1. That approximation feeds a
-statistical test only — which can turn a verdict ``unknown``, never ``sound``; the verdict
-itself is decided on the exact law.
+Randomized response has finite rational laws, given exactly. Noisy max / top-k has finitely
+many outcomes with exponential-sum masses; the discrete Laplace and Gaussian laws
+(``make_laplace``, ``make_geometric``, ``make_gaussian`` on an integer, and
+``make_laplace_threshold``) have transcendental masses and infinitely many outcomes. For the
+goodness-of-fit test only, the outcomes within ``TAIL`` of the centre (or above the
+threshold) are kept one by one and the rest pooled into tail cells, and each mass is the
+midpoint of its certified enclosure at ``PRECISION`` bits, scaled to sum to 1. That
+approximation feeds a statistical test only — which can turn a verdict ``unknown``, never
+``sound``; the verdict itself is decided on the exact law.
 """
 
 from __future__ import annotations
@@ -19,16 +20,20 @@ from gmpy2 import mpq
 
 from verifier.audit.adapters import opendp_args as od
 from verifier.audit.adapters import opendp_laws as laws
+from verifier.audit.adapters.opendp_noisy_max import top_k_law
 from verifier.audit.adapters.opendp_rr import bits, bitvec_flip, categories
 from verifier.audit.case import AuditCase
+from verifier.core.binary64 import F64
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.errors import InvalidArgument
+from verifier.core.expsum import ExpSum
 from verifier.core.theta import Series
 from verifier.model.expnoise import ExpNoise, discrete_gaussian, discrete_laplace
 
-__all__ = ["sample", "law", "TAIL", "PRECISION", "NOISE"]
+__all__ = ["sample", "law", "TAIL", "PRECISION", "NOISE", "TOP_K"]
 
 NOISE = ("make_laplace", "make_geometric", "make_gaussian")  # integer noise on one integer
+TOP_K = ("make_noisy_max", "make_noisy_top_k")
 
 TAIL = 60  # outcomes kept one by one on each side of the centre (above the threshold)
 PRECISION = 256  # bits of the enclosures whose midpoints the test uses
@@ -102,6 +107,46 @@ def _noise(case: AuditCase) -> ExpNoise:
         else discrete_laplace(scale)
 
 
+def _scores(x: object) -> tuple[int | F64, ...]:
+    if not isinstance(x, tuple) or not all(
+            isinstance(v, F64) or (isinstance(v, int) and not isinstance(v, bool)) for v in x):
+        raise InvalidArgument(f"a witness input {x!r:.40} is not a score vector",
+                              argument="inputs", value=x)
+    return x
+
+
+def _top_k_cells(case: AuditCase, x: object) -> Dist:
+    scores = tuple(v.exact if isinstance(v, F64) else mpq(v) for v in _scores(x))
+    if od.bool_option(case, "negate"):
+        scores = tuple(-v for v in scores)
+    k = od.int_arg(case, "args.k", case.arg("k")) if case.constructor == "make_noisy_top_k" \
+        else 1
+    rate = 1 / od.double_arg(case, "scale").exact
+    one = ExpSum.constant(1)
+    cells: dict[Hashable, mpq] = {}
+    for out, mass in top_k_law(scores, rate, k).items():
+        cells[out if k > 1 or case.constructor == "make_noisy_top_k" else out[0]] = \
+            _mid(Series.of(mass), Series.of(one))
+    return _normalised(cells)
+
+
+def _top_k_draws(case: AuditCase, x: object, n: int) -> list[Hashable]:
+    dp = od.opendp()
+    scores = _scores(x)
+    floats = any(isinstance(v, F64) for v in scores)
+    kind = float if floats else int
+    domain = dp.vector_domain(dp.atom_domain(T=kind, nan=False) if floats
+                              else dp.atom_domain(T=kind))
+    metric = dp.linf_distance(T=kind, monotonic=od.bool_option(case, "monotonic"))
+    top_k = case.constructor == "make_noisy_top_k"
+    extra = {"k": od.int_arg(case, "args.k", case.arg("k"))} if top_k else {}
+    meas = getattr(dp.m, case.constructor)(
+        domain, metric, dp.max_divergence(), scale=od.double_arg(case, "scale").double,
+        negate=od.bool_option(case, "negate"), **extra)
+    arg = [v.double if isinstance(v, F64) else v for v in scores]
+    return [tuple(meas(arg)) if top_k else meas(arg) for _ in range(n)]
+
+
 def law(case: AuditCase, x: object) -> Dist:
     """The law plrv decided ``case`` on, at the witness input ``x`` (see the module)."""
     c = case.constructor
@@ -113,6 +158,8 @@ def law(case: AuditCase, x: object) -> Dist:
         return laws.rr_bitvec(bits(x), bitvec_flip(od.double_arg(case, "f")))
     if c in NOISE:
         return _noise_cells(_noise(case), _integer(x))
+    if c in TOP_K:
+        return _top_k_cells(case, x)
     if c == "make_laplace_threshold":
         return _threshold_cells(_noise(case), od.int_arg(case, "args.threshold",
                                                          case.arg("threshold")),
@@ -148,6 +195,8 @@ def sample(case: AuditCase, x: object, n: int) -> Sequence[Hashable]:
         meas = getattr(dp.m, c)(dp.atom_domain(T=int), dp.absolute_distance(T=int),
                                 scale=scale)
         return [_noise_cell(meas(v), v) for _ in range(n)]
+    if c in TOP_K:
+        return _top_k_draws(case, x, n)
     if c == "make_laplace_threshold":
         t = od.int_arg(case, "args.threshold", case.arg("threshold"))
         meas = dp.m.make_laplace_threshold(
