@@ -200,3 +200,21 @@ def test_autodp_rdp_k100_is_sound():
     assert row.verdict == "sound"
     assert abs(float(_approx(row.tight_epsilon)) - 81.266) < 1e-3
     assert row.tight_delta.compare(mpq(1, 1000)) < 0
+
+
+@pytest.mark.parametrize("name, library, code", [
+    ("dp_accounting.toml", "dp_accounting", 0),
+    ("dp_accounting_count.toml", "dp_accounting", 1),
+    ("autodp.toml", "autodp", 1),
+])
+def test_examples_exit_codes(name, library, code):
+    pytest.importorskip(library)
+    import json
+
+    from typer.testing import CliRunner
+
+    from verifier.cli import app
+
+    out = CliRunner().invoke(app, ["audit", str(EXAMPLES / name), "--json"])
+    assert out.exit_code == code, out.stderr
+    assert json.loads(out.stdout)["verdict"] == {0: "sound", 1: "unsound"}[code]
