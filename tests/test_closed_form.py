@@ -24,8 +24,9 @@ from verifier.model.mechanisms import randomized_response, threshold_count
 from verifier.notions.check import analyse, check_partial
 from verifier.specs.check import load_spec
 from verifier.symbolic.closed_form import (
+    EXP_EPS,
     Curve,
-    E,
+    delta_at,
     envelope,
     notion_curves,
     piece_rows,
@@ -49,11 +50,12 @@ def test_randomized_response_by_hand():
     curve = _rr_curve()
     assert curve.pieces == ((q(1), q(3, 4), q(1, 4)), (q(3), q(0), q(0)))
     assert all(type(x) is type(q(1)) for piece in curve.pieces for x in piece)
-    assert str(to_sympy(curve)) == "Piecewise((3/4 - E/4, E < 3), (0, True))"
-    assert to_sympy(curve).subs(E, 2) == sympy.Rational(1, 4)
+    assert str(to_sympy(curve)) == "Piecewise((3/4 - exp_eps/4, exp_eps < 3), (0, True))"
+    assert to_sympy(curve).subs(EXP_EPS, 2) == sympy.Rational(1, 4)
     assert curve(2) == q(1, 4) and curve(5) == 0
-    assert piece_rows(curve) == [{"from": "1", "to": "3", "delta": "3/4 - E/4"},
-                                 {"from": "3", "to": None, "delta": "0"}]
+    assert piece_rows(curve) == [
+        {"from": "1", "to": "3", "a": "3/4", "c": "1/4", "delta": "3/4 - exp_eps/4"},
+        {"from": "3", "to": None, "a": "0", "c": "0", "delta": "0"}]
 
 
 def test_envelope_by_hand():
@@ -140,11 +142,20 @@ def test_cli_closed_form():
     out = runner.invoke(app, ["check", path, "--closed-form", "--json"])
     assert out.exit_code == 0
     form = json.loads(out.stdout)["closed_form"]["dp"]
-    assert form["piecewise"] == "Piecewise((3/4 - E/4, E < 3), (0, True))"
+    assert form["piecewise"] == "Piecewise((3/4 - exp_eps/4, exp_eps < 3), (0, True))"
+    assert form["variable"] == "exp_eps"
+    # sympify reads the variable as a free symbol, not Euler's number E
+    expr = sympy.sympify(form["piecewise"])
+    assert {str(x) for x in expr.free_symbols} == {"exp_eps"}
+    assert expr.subs(sympy.Symbol("exp_eps"), 2) == sympy.Rational(1, 4)
+    # the evaluator: δ = 3/4 − e^ε/4 below ln(3) (by hand), exact at every kind of ε
+    assert delta_at(form, "ln(2)") == q(1, 4) and delta_at(form, "ln(5)") == 0
+    half = delta_at(form, "1/2")
+    assert (half.a, half.c, str(half)) == (q(3, 4), q(1, 4), "3/4 - 1/4*exp(1/2)")
     text = runner.invoke(app, ["check", path, "--closed-form"])
     assert text.exit_code == 0
-    assert "dp: δ = 3/4 - E/4  for 1 ≤ E < 3" in text.stdout
-    assert "dp: δ = 0  for E ≥ 3" in text.stdout
+    assert "dp: δ = 3/4 - exp_eps/4  for 1 ≤ exp_eps < 3" in text.stdout
+    assert "dp: δ = 0  for exp_eps ≥ 3" in text.stdout
 
 
 def test_worst_class_cases_give_the_same_envelope():
@@ -214,7 +225,7 @@ def test_closed_form_under_l1_by_hand_and_against_the_engines(tmp_path):
                                    "--json"])
     assert out.exit_code == 0, out.output
     form = json.loads(out.stdout)["closed_form"]["dp"]
-    assert form["piecewise"] == "Piecewise((2/3 - E/3, E < 2), (0, True))"
+    assert form["piecewise"] == "Piecewise((2/3 - exp_eps/3, exp_eps < 2), (0, True))"
 
 
 @pytest.mark.parametrize("neighbours, pairs", [

@@ -328,12 +328,15 @@ __all__ += ["prove_json", "reducible_json", "search_json"]
 
 
 def closed_form_json(curves) -> dict:
-    """``plrv check --closed-form``: per notion, δ(E) for E = e^ε ≥ 1 as the string of a sympy
-    ``Piecewise`` (the exact upper envelope over the cases) and as readable pieces."""
-    from verifier.symbolic.closed_form import piece_rows, to_sympy
+    """``plrv check --closed-form``: per notion, δ as a function of ``exp_eps = e^ε ≥ 1`` (the
+    exact upper envelope over the cases): the string of a sympy ``Piecewise`` and the pieces
+    with their exact ``a``, ``c`` (δ = a − c·exp_eps), which
+    :func:`verifier.symbolic.closed_form.delta_at` evaluates at any ε."""
+    from verifier.symbolic.closed_form import VARIABLE, piece_rows, to_sympy
 
-    return {name: {"variable": "E = e^epsilon >= 1", "piecewise": str(to_sympy(curve)),
-                   "pieces": piece_rows(curve)} for name, curve in curves.items()}
+    return {name: {"variable": VARIABLE, "definition": f"{VARIABLE} = e^epsilon >= 1",
+                   "piecewise": str(to_sympy(curve)), "pieces": piece_rows(curve)}
+            for name, curve in curves.items()}
 
 
 __all__ += ["closed_form_json"]

@@ -17,28 +17,36 @@ form is the *upper envelope* of the cases' curves, built exactly: on each interv
 the union of all breakpoints every curve is one line, and the envelope of lines switches at
 their crossings ``E = (A_i − A_j)/(C_i − C_j)``, all rational.
 
-sympy is used only to print: :func:`to_sympy` gives a ``Piecewise`` in the symbol ``E``.
+sympy is used only to print: :func:`to_sympy` gives a ``Piecewise`` in the symbol ``exp_eps``
+(:data:`VARIABLE`; not ``E``, which ``sympy.sympify`` reads as Euler's number). To evaluate a
+closed form exactly, read its pieces' rationals ``a``, ``c`` and take ``δ = a − c·e^ε`` on the
+piece that holds ``e^ε``: :meth:`Curve.delta` (and :func:`delta_at` for the JSON of ``plrv check
+--closed-form`` or ``plrv curve``) does so for any ε, an exact :class:`~verifier.core.delta.Delta`
+(rational when ``e^ε`` is). With sympy, ``expr.subs(EXP_EPS, q)`` for a rational ``q`` is exact
+too; never substitute a float.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 import sympy  # type: ignore[import-untyped]
 from gmpy2 import mpq
 
-from verifier.core.epsilon import Epsilon
+from verifier.core.delta import Delta
+from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import rational
 from verifier.notions.loss import LossKind, PrivacyLoss
 from verifier.notions.partial.shift_loss import ShiftLoss, WorstClass
 
-__all__ = ["E", "Curve", "curve_of", "envelope", "notion_curves", "spec_curves", "to_sympy",
-           "describe", "piece_rows"]
+__all__ = ["VARIABLE", "EXP_EPS", "Curve", "curve_of", "envelope", "notion_curves",
+           "spec_curves", "to_sympy", "describe", "piece_rows", "delta_at"]
 
-E = sympy.Symbol("E", positive=True)  # E = e^ε ≥ 1
+VARIABLE = "exp_eps"  # the closed form's variable, e^ε ≥ 1 (not "E": sympy reads E as e)
+EXP_EPS = sympy.Symbol(VARIABLE, positive=True)
 
 _ONE = mpq(1)
 
@@ -82,6 +90,22 @@ class Curve:
             raise InvalidArgument(f"E = {q} is below 1; E = e^ε ≥ 1")
         a, c = self.line_at(q)
         return a - c * q
+
+    def delta(self, epsilon: object) -> Delta:
+        """The exact δ at any ε ≥ 0 (``"ln(3)"``, ``"1/2"`` nats, ``"inf"``, an
+        :class:`~verifier.core.epsilon.Epsilon`): ``a − c·e^ε`` on the piece holding ``e^ε``,
+        rational when ``e^ε`` is; the piece is found by certified comparison of ε with each
+        ``ln(start)`` (never equal for a rational ε ≠ 0 in nats: Lindemann)."""
+        eps = parse_epsilon(epsilon)
+        if eps.rate is not None:
+            a, c = self.line_at(eps.rate)
+        else:
+            a, c = self.pieces[0][1:]
+            for start, a_j, c_j in self.pieces[1:]:
+                if eps.compare(Epsilon.log(start)) < 0:
+                    break
+                a, c = a_j, c_j
+        return Delta.make(a, c, eps)
 
 
 def _from_points(points: Sequence[tuple[mpq, mpq]]) -> Curve:
@@ -199,36 +223,76 @@ def _rational(q: mpq) -> sympy.Rational:
 
 
 def _line(a: mpq, c: mpq) -> sympy.Expr:
-    return _rational(a) - _rational(c) * E
+    return _rational(a) - _rational(c) * EXP_EPS
 
 
 def to_sympy(curve: Curve) -> sympy.Expr:
-    """``Piecewise((A_0 − C_0·E, E < s_1), …, (A_last, True))`` for ``E ≥ 1``."""
+    """``Piecewise((A_0 − C_0·exp_eps, exp_eps < s_1), …, (A_last, True))`` for
+    ``exp_eps = e^ε ≥ 1``."""
     ps = curve.pieces
     if len(ps) == 1:
         return _line(ps[0][1], ps[0][2])
-    args = [(_line(a, c), sympy.StrictLessThan(E, _rational(ps[j + 1][0])))
+    args = [(_line(a, c), sympy.StrictLessThan(EXP_EPS, _rational(ps[j + 1][0])))
             for j, (_, a, c) in enumerate(ps[:-1])]
     args.append((_line(ps[-1][1], ps[-1][2]), True))
     return sympy.Piecewise(*args)
 
 
 def describe(curve: Curve) -> list[tuple[str, str]]:
-    """Readable pieces: ``("1 ≤ E < 2", "3/4 - E/4")``, …, ``("E ≥ 2", "1/4")``."""
+    """Readable pieces: ``("1 ≤ exp_eps < 2", "3/4 - exp_eps/4")``, …,
+    ``("exp_eps ≥ 2", "1/4")``."""
     ps = curve.pieces
     out = []
     for j, (start, a, c) in enumerate(ps):
-        lo = f"{_rational(start)} ≤ E"
+        lo = f"{_rational(start)} ≤ {VARIABLE}"
         where = f"{lo} < {_rational(ps[j + 1][0])}" if j + 1 < len(ps) else (
-            "E ≥ 1" if len(ps) == 1 else f"E ≥ {_rational(start)}")
+            f"{VARIABLE} ≥ 1" if len(ps) == 1 else f"{VARIABLE} ≥ {_rational(start)}")
         out.append((where, str(_line(a, c))))
     return out
 
 
 def piece_rows(curve: Curve) -> list[dict[str, str | None]]:
-    """The pieces as ``{"from", "to", "delta"}`` strings (``to`` is None on the last piece):
-    ``δ = delta`` for ``from ≤ E < to``."""
+    """The pieces as ``{"from", "to", "a", "c", "delta"}`` strings (``to`` is None on the
+    last piece): ``δ = a − c·exp_eps`` (the expression ``delta``) for ``from ≤ exp_eps < to``,
+    every number an exact rational."""
     ps = curve.pieces
     return [{"from": str(_rational(start)),
              "to": str(_rational(ps[j + 1][0])) if j + 1 < len(ps) else None,
-             "delta": str(_line(a, c))} for j, (start, a, c) in enumerate(ps)]
+             "a": str(a), "c": str(c), "delta": str(_line(a, c))}
+            for j, (start, a, c) in enumerate(ps)]
+
+
+def delta_at(form: Mapping, epsilon: object) -> Delta:
+    """The exact δ at ε of a curve given as JSON: one notion's entry of ``plrv check
+    --closed-form --json`` (``variable`` ``exp_eps``, pieces over ``e^ε``) or of ``plrv curve
+    --json`` (``variable`` ``epsilon``, pieces over ε), read back into a :class:`Curve`.
+
+    >>> form = {"variable": "exp_eps", "pieces": [
+    ...     {"from": "1", "to": "3", "a": "3/4", "c": "1/4"},
+    ...     {"from": "3", "to": None, "a": "0", "c": "0"}]}
+    >>> str(delta_at(form, "ln(2)")), str(delta_at(form, "1/2"))
+    ('1/4', '3/4 - 1/4*exp(1/2)')
+    """
+    variable = form.get("variable")
+    if variable not in (VARIABLE, "epsilon"):
+        raise InvalidArgument(f"variable = {variable!r}: a closed form is over {VARIABLE} "
+                              f"(plrv check --closed-form) or epsilon (plrv curve)",
+                              argument="variable", value=variable)
+    def end(text: object, key: str) -> mpq:
+        if variable == VARIABLE:
+            return rational(text, key)
+        eps = parse_epsilon(text, key)
+        if eps.rate is None:
+            raise InvalidArgument(f"{key} = {text!r} is not ln of a rational", argument=key,
+                                  value=text)
+        return eps.rate
+
+    rows = list(form.get("pieces", ()))
+    for row, after in zip(rows, rows[1:] + [None], strict=True):
+        to = row.get("to")
+        if (to in (None, "inf")) != (after is None) or (
+                after is not None and end(to, "to") != end(after.get("from"), "from")):
+            raise InvalidArgument(f"piece {row}: its end 'to' is not the next piece's start",
+                                  argument="to", value=to)
+    return Curve.make((end(r.get("from"), "from"), rational(r.get("a"), "a"),
+                       rational(r.get("c"), "c")) for r in rows).delta(epsilon)

@@ -43,7 +43,7 @@ N_RECORDS = sympy.Symbol("n", integer=True, nonnegative=True)
 KNOWN = sympy.Symbol("m", integer=True, nonnegative=True)
 PRIOR = sympy.Symbol("p", positive=True)
 THRESHOLD = sympy.Symbol("T", integer=True)
-_E = sympy.Symbol("E", positive=True)  # the same symbol as verifier.symbolic.closed_form.E
+_E = sympy.Symbol("E", positive=True)  # E = e^ε (closed_form.EXP_EPS)
 _s = sympy.Symbol("s", integer=True, nonnegative=True)
 _c = sympy.Symbol("c", integer=True)
 
