@@ -148,12 +148,17 @@ def main(argv: list[str]) -> int:
         jobs = int(argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
     chosen = [m for m in MUTANTS if not argv or m.name in argv]
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(run_mutant, chosen))
-    for m, r in zip(chosen, results, strict=True):
-        print(f"{r['status']:>18}  {m.name}: {m.what} ({m.file})")
-        if r["caught_by"]:
-            print(f"{'':>20}caught by {len(r['caught_by'])}: {', '.join(r['caught_by'])}")
+    print(f"{len(chosen)} planted bugs, {jobs} at a time; each runs every record in a fresh "
+          f"copy (about a minute or more each); one line per bug as it finishes", flush=True)
+    results = []
+    with ThreadPoolExecutor(max_workers=jobs) as pool:  # map yields in order, as they finish
+        for i, (m, r) in enumerate(zip(chosen, pool.map(run_mutant, chosen), strict=True), 1):
+            results.append(r)
+            print(f"[{i}/{len(chosen)}] {r['status']:>18}  {m.name}: {m.what} ({m.file})",
+                  flush=True)
+            if r["caught_by"]:
+                print(f"{'':>20}caught by {len(r['caught_by'])}: {', '.join(r['caught_by'])}",
+                      flush=True)
     if any(r["status"] not in ("caught", "NOT CAUGHT") for r in results):
         return 2
     caught = sum(r["status"] == "caught" for r in results)
