@@ -10,8 +10,10 @@ accountant is asked at is handed to it as a double, and that double is the claim
   masses ``e^eps/(1+e^eps)`` and ``1/(1+e^eps)`` — the loss of binary randomized response
   with truth ``e^eps/(1+e^eps)``. ``eps`` is a double ``d``; ``e^d`` is irrational
   (Lindemann) for ``d ≠ 0``, so the law is bracketed by randomized response at rationals
-  ``q_lo < e^d < q_hi`` 2^-128 apart (the curve of k-fold randomized response grows with
-  its ε: a smaller ε is a post-processing of a larger one), and the values are enclosures.
+  ``q_lo < e^d < q_hi`` with 128-bit significands (the curve of k-fold randomized response
+  grows with its ε: a smaller ε is a post-processing of a larger one; Kairouz, Oh and
+  Viswanath, "The Composition Theorem for Differential Privacy", 2015), and the values are
+  enclosures.
   The claim is the upper end of ``compute_epsilon`` / ``compute_delta``; ``options``:
   ``eps_error``, ``delta_error`` (required, as the library requires them), ``eps_max``.
 * **autodp** ``RandresponseMechanism(p)``: binary randomized response with truth ``p`` (the
@@ -129,11 +131,13 @@ def _prv_pure(case: AuditCase) -> AuditRow:
     d = double_arg(case, "eps", notes)
     if d.exact < 0:
         raise InvalidArgument(f"args.eps = {d} is negative", argument="args.eps", value=d)
-    errors = {key: option_double(case, key, notes) for key in ("eps_error", "delta_error")}
-    for key, v in errors.items():
+    errors = {}
+    for key in ("eps_error", "delta_error"):
+        v = option_double(case, key, notes)
         if v is None:
             raise InvalidArgument(f"prv_accountant.PRVAccountant needs options.{key}",
                                   argument=f"options.{key}")
+        errors[key] = v.double
     eps_max = option_double(case, "eps_max", notes)
     k = _k(case)
     which, at = _query(case, notes)
@@ -143,11 +147,11 @@ def _prv_pure(case: AuditCase) -> AuditRow:
         lo, hi = exp_bounds(d.exact, BRACKET_BITS)
         c = curve([_rr(lo / (1 + lo)), _rr(hi / (1 + hi))], k)
         notes.append(f"eps = {d} is a double with e^eps irrational: the law is bracketed by "
-                     f"randomized response at rationals within 2^-{BRACKET_BITS - 2} of e^eps")
+                     f"randomized response at the rationals just below and above e^eps with "
+                     f"{BRACKET_BITS}-bit significands (MPFR, rounded down and up)")
     acc = quiet(prv_accountant.PRVAccountant,
                 prvs=[prv_accountant.PureDPMechanism(d.double)],
-                eps_error=errors["eps_error"].double,  # type: ignore[union-attr]
-                delta_error=errors["delta_error"].double,  # type: ignore[union-attr]
+                eps_error=errors["eps_error"], delta_error=errors["delta_error"],
                 max_self_compositions=[k],
                 eps_max=None if eps_max is None else eps_max.double)
 
