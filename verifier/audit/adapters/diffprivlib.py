@@ -6,14 +6,15 @@ deterministic function of ``k`` computed in binary64. Its law is therefore a law
 integers over ``2^53``: the output at ``k`` is read from the library itself, by running its
 ``randomise`` with a random source that returns ``k·2^-53``.
 
-* ``Binary(epsilon, value0, value1)`` (randomised response; Holohan et al., "The Bounded
-  Laplace Mechanism in Differential Privacy", 2018, cite the binary mechanism) flips when
+* ``Binary(epsilon, value0, value1)`` (randomised response; Holohan, Leith and Mason,
+  "Optimal Differentially Private Mechanisms for Randomised Response", 2017) flips when
   ``fl(u·fl(e^ε + 1)) > fl(e^ε)`` (``e^ε`` as numpy computes it). The rounded product is
   non-decreasing in ``k`` (IEEE 754 rounding is monotone), so the outputs are kept exactly
   for ``k < k₀``: ``k₀`` is computed in exact rationals from the round-to-nearest-even rule
   and checked against the library at ``k₀ − 1`` and ``k₀``. Exact: the tight ε is
   ``ln(k₀/(2^53 − k₀))``.
-* ``GeometricTruncated(epsilon, sensitivity, lower, upper)`` draws its noise as
+* ``GeometricTruncated(epsilon, sensitivity, lower, upper)`` (Ghosh, Roughgarden and
+  Sundararajan, "Universally Utility-Maximizing Privacy Mechanisms", 2009) draws its noise as
   ``±floor(log|u'|/scale)`` from ``u' = fl((u − 1/2)·fl(1 + e^scale))``: its noise reaches
   only as far as ``|u'| ≥ 2^-53`` allows (``k = 2^52`` gives ``u' = 0`` and an
   ``OverflowError``). The law is counted by bisection over ``k`` on the two monotone halves,
