@@ -85,6 +85,18 @@ def test_truncated_geometric_wide_bounds_is_infinite():
     assert math.floor(53 * math.log(2)) == 36
 
 
+def test_geometric_sensitivity_two_reach_by_hand():
+    """ε = 1/2, sensitivity 2: noise steps of 1/4 nat; the largest noise is
+    floor(-ln(2^-53·fl(1 + e^-1/4))/(1/4)) = 144 (hand: 4·(53 ln 2 − ln 1.7788) = 144.6)."""
+    row = _run({"library": "diffprivlib", "constructor": "Geometric",
+                "args": {"epsilon": {"f64": "0.5"}, "sensitivity": 2}, "inputs": [0, 2]})
+    assert math.floor(4 * (53 * math.log(2) - math.log(1 + math.exp(-0.25)))) == 144
+    assert row.verdict == "unsound" and row.witness["outputs"] == [-144]
+    with pytest.raises(Exception, match="lower"):
+        _run({"library": "diffprivlib", "constructor": "Geometric",
+              "args": {"epsilon": {"f64": "0.5"}, "lower": 0}, "inputs": [0, 2]})
+
+
 def test_truncated_geometric_narrow_bounds_is_unknown_never_sound():
     row = _run({"library": "diffprivlib", "constructor": "GeometricTruncated",
                 "args": {"epsilon": {"f64": "1.0"}, "lower": 0, "upper": 10},
@@ -128,4 +140,4 @@ def test_refusals_name_the_key():
 def test_example_config():
     c = load_audit_config(EXAMPLES / "diffprivlib.toml")
     rows = run_audit(c.cases, c.file).rows
-    assert [r.verdict for r in rows] == ["unsound"] * 4 + ["unknown"]
+    assert [r.verdict for r in rows] == ["unsound"] * 5 + ["unknown"]

@@ -13,7 +13,8 @@ integers over ``2^53``: the output at ``k`` is read from the library itself, by 
   for ``k < k₀``: ``k₀`` is computed in exact rationals from the round-to-nearest-even rule
   and checked against the library at ``k₀ − 1`` and ``k₀``. Exact: the tight ε is
   ``ln(k₀/(2^53 − k₀))``.
-* ``GeometricTruncated(epsilon, sensitivity, lower, upper)`` (Ghosh, Roughgarden and
+* ``Geometric(epsilon, sensitivity)`` and
+  ``GeometricTruncated(epsilon, sensitivity, lower, upper)`` (Ghosh, Roughgarden and
   Sundararajan, "Universally Utility-Maximizing Privacy Mechanisms", 2009) draws its noise as
   ``±floor(log|u'|/scale)`` from ``u' = fl((u − 1/2)·fl(1 + e^scale))``: its noise reaches
   only as far as ``|u'| ≥ 2^-53`` allows (``k = 2^52`` gives ``u' = 0`` and an
@@ -150,12 +151,15 @@ def _counts(f: Callable[[int], Hashable], lo: int, hi: int, out: dict) -> None:
         stack.append((mid, b, fm1, fb))
 
 
-def _geometric_params(case: AuditCase) -> tuple[F64, int, int, int, list[str]]:
+def _geometric_params(case: AuditCase) -> tuple[F64, int, int | None, int | None, list[str]]:
+    """epsilon, sensitivity and (GeometricTruncated) the bounds, checked."""
     notes: list[str] = []
     eps = double_arg(case, "epsilon", notes)
     if not eps.double > 0:
         raise InvalidArgument(f"args.epsilon = {eps} must be positive", argument="args.epsilon")
     sens = positive_count(case.args.get("sensitivity", 1), "args.sensitivity")
+    if case.constructor == "Geometric":
+        return eps, sens, None, None, notes
     lower = case.arg("lower")
     upper = case.arg("upper")
     for name, v in (("lower", lower), ("upper", upper)):
@@ -169,16 +173,29 @@ def _geometric_params(case: AuditCase) -> tuple[F64, int, int, int, list[str]]:
     return eps, sens, lower, upper, notes
 
 
-def _geometric_output(case: AuditCase, x: int, k: int) -> Hashable:
-    from diffprivlib.mechanisms import GeometricTruncated
+def _geometric_mech(case: AuditCase, k: int | None = None):  # a diffprivlib Geometric
+    """The case's Geometric or GeometricTruncated, drawing ``k·2^-53`` when ``k`` is given
+    (else from the library's own secure source)."""
+    from diffprivlib.mechanisms import Geometric, GeometricTruncated
 
     eps, sens, lower, upper, _ = _geometric_params(case)
-    mech = GeometricTruncated(epsilon=eps.double, sensitivity=sens, lower=lower, upper=upper,
-                              random_state=_Draw(k))
+    rng = None if k is None else _Draw(k)
+    if case.constructor == "Geometric":
+        return quiet(Geometric, epsilon=eps.double, sensitivity=sens, random_state=rng)
+    return quiet(GeometricTruncated, epsilon=eps.double, sensitivity=sens, lower=lower,
+                 upper=upper, random_state=rng)
+
+
+def _draw(mech, x: int) -> Hashable:  # mech: a diffprivlib Geometric
+    """One output, the OverflowError of the draw u = 1/2 (|u'| = 0) as an outcome."""
     try:
         return int(quiet(mech.randomise, x))
     except OverflowError:
         return OVERFLOW
+
+
+def _geometric_output(case: AuditCase, x: int, k: int) -> Hashable:
+    return _draw(_geometric_mech(case, k), x)
 
 
 def _geometric_counts(case: AuditCase, x: int) -> dict:
@@ -200,23 +217,24 @@ def _geometric_law(case: AuditCase, x: object) -> Dist:
     return Dist({o: mpq(c, DRAWS) for o, (c, _) in _geometric_counts(case, x).items()})
 
 
-def _inputs(case: AuditCase, lower: int, upper: int) -> list[int]:
+def _inputs(case: AuditCase, lower: int | None, upper: int | None) -> list[int]:
     if case.inputs is None:
         raise InvalidArgument("inputs is missing: the integers the mechanism is run on",
                               argument="inputs")
     out = []
     for i, v in enumerate(case.inputs):
-        if isinstance(v, bool) or not isinstance(v, int) or not lower <= v <= upper:
-            raise InvalidArgument(f"inputs[{i}] = {v!r} is not an integer in [lower, upper]",
+        if isinstance(v, bool) or not isinstance(v, int) or (
+                lower is not None and upper is not None and not lower <= v <= upper):
+            raise InvalidArgument(f"inputs[{i}] = {v!r} is not an integer"
+                                  f"{'' if lower is None else ' in [lower, upper]'}",
                                   argument="inputs", value=v)
         out.append(v)
     return out
 
 
 def _geometric(case: AuditCase) -> AuditRow:
-    from diffprivlib.mechanisms import GeometricTruncated
-
-    case.only(("epsilon", "sensitivity", "lower", "upper"), d_in=True, inputs=True)
+    bounds = ("lower", "upper") if case.constructor == "GeometricTruncated" else ()
+    case.only(("epsilon", "sensitivity", *bounds), d_in=True, inputs=True)
     eps, sens, lower, upper, notes = _geometric_params(case)
     d_in = positive_count(case.d_in if case.d_in is not None else sens, "d_in")
     xs = _inputs(case, lower, upper)
@@ -224,8 +242,7 @@ def _geometric(case: AuditCase) -> AuditRow:
     if not pairs:
         raise InvalidArgument(f"no two inputs within d_in = {d_in} of each other",
                               argument="inputs")
-    mech = quiet(GeometricTruncated, epsilon=eps.double, sensitivity=sens, lower=lower,
-                 upper=upper)
+    mech = _geometric_mech(case)
     claim_e, claim_d = F64(float(mech.epsilon)), F64(float(mech.delta))
     counts = {x: _geometric_counts(case, x) for x in {v for pair in pairs for v in pair}}
     laws = {x: Dist({o: mpq(c, DRAWS) for o, (c, _) in cs.items()})
@@ -270,17 +287,9 @@ def _sample(case: AuditCase, x: object, n: int) -> Sequence[Hashable]:
     if case.constructor == "Binary":
         mech, _ = _binary_mech(case)
         return [mech.randomise(x) for _ in range(n)]
-    from diffprivlib.mechanisms import GeometricTruncated
-
-    eps, sens, lower, upper, _ = _geometric_params(case)
-    mech = GeometricTruncated(epsilon=eps.double, sensitivity=sens, lower=lower, upper=upper)
-    out: list[Hashable] = []
-    for _ in range(n):
-        try:
-            out.append(int(quiet(mech.randomise, x)))
-        except OverflowError:
-            out.append(OVERFLOW)
-    return out
+    assert isinstance(x, int)
+    mech = _geometric_mech(case)
+    return [_draw(mech, x) for _ in range(n)]
 
 
 def _law(case: AuditCase, x: object) -> Dist:
@@ -288,4 +297,5 @@ def _law(case: AuditCase, x: object) -> Dist:
 
 
 ADAPTER = Adapter("diffprivlib", "diffprivlib",
-                  {"Binary": _binary, "GeometricTruncated": _geometric}, _sample, _law)
+                  {"Binary": _binary, "Geometric": _geometric,
+                   "GeometricTruncated": _geometric}, _sample, _law)
