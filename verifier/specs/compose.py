@@ -48,6 +48,7 @@ from verifier.specs.check import load_spec, parse_spec
 from verifier.specs.files import check_kind, check_tables, read_toml
 from verifier.specs.keys import Table, list_of, record_value, string
 from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
+from verifier.specs.noise import is_noise_spec
 
 __all__ = ["ComposeSpec", "load_compose_spec", "COMPOSITION_KEYS", "COMPOSE_LIMITS"]
 
@@ -93,6 +94,10 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
     raw = read_toml(path)
     file = str(path)
     check_kind(raw, "compose", file)
+    if is_noise_spec(raw):
+        kind = raw["mechanism"]["kind"]
+        raise SpecError(f"plrv compose does not compose kind {kind!r}: plrv check decides it",
+                        file=file, key="mechanism.kind", value=kind)
     search_dir = Path(path).resolve().parent
     comp = Table.of(raw, "composition", file)
     if "steps" in comp:
