@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from gmpy2 import mpq, mpz
 
-from verifier.core.distribution import Dist, sort_key
+from verifier.core.distribution import BOTTOM, Dist, sort_key
 from verifier.engines.count_law import OnesLaw, integer_weights, ones_law
 from verifier.engines.joint import JointTable
 from verifier.model.data import IndependentData
@@ -48,10 +48,72 @@ class Preimages:
     groups: tuple[tuple[Hashable, tuple[tuple[int, int], ...]], ...]
 
 
+class _Totals(Sequence):
+    """``f(s) = c(s)`` if ``c(s) ≥ T`` else ``⊥`` for ``s = 0..n``, with the counted records
+    ``c(s) = (n − s)·[v0 counted] + s·[v1 counted]``: the built-in count and thresholded
+    count on two values, read without calling them."""
+
+    def __init__(self, n: int, in0: bool, in1: bool, threshold: int | None) -> None:
+        self.n, self.in0, self.in1, self.threshold = n, in0, in1, threshold
+
+    def __len__(self) -> int:
+        return self.n + 1
+
+    def __getitem__(self, s):
+        if isinstance(s, slice):
+            return [self[i] for i in range(*s.indices(len(self)))]
+        if not -len(self) <= s < len(self):
+            raise IndexError(s)
+        s %= len(self)
+        c = (self.n - s) * self.in0 + s * self.in1
+        return c if self.threshold is None or c >= self.threshold else BOTTOM
+
+
+def _closed_form(mech: Mechanism, values: tuple, n: int) -> Preimages | None:
+    """The preimages of the built-in ``count`` and ``threshold_count`` (``kind`` is set only
+    by their builders), from their parameters in ``O(1)``: the totals split into at most two
+    intervals, one where ``c(s)`` is released (distinct outputs when ``c`` varies with ``s``)
+    and one mapped to ``⊥`` (or a constant count). Calling the mechanism on each of the
+    ``n + 1`` totals is what :func:`preimages` does otherwise."""
+    if mech.kind not in ("count", "threshold_count"):
+        return None
+    counted = mech.params.get("counts")
+    if not isinstance(counted, list):
+        return None
+    threshold = mech.params.get("threshold") if mech.kind == "threshold_count" else None
+    if threshold is not None and not isinstance(threshold, int):
+        return None
+    at = _Totals(n, values[0] in counted, values[1] in counted, threshold)
+    cuts = set() if at.threshold is None else {at.threshold, n - at.threshold + 1}
+    bounds = sorted({0, n + 1} | {s for s in cuts if 0 < s <= n})
+    pieces: list[list] = []  # [s1, s2, injective], in increasing s, equal neighbours merged
+    for s1, end in zip(bounds, bounds[1:], strict=False):
+        injective = at.in0 != at.in1 and at[s1] is not BOTTOM  # c(s) strictly monotone
+        if pieces and pieces[-1][2] == injective and (injective or at[pieces[-1][0]] == at[s1]):
+            pieces[-1][1] = end - 1
+        else:
+            pieces.append([s1, end - 1, injective])
+    spans: dict[Hashable, list[tuple[int, int]]] = {}
+    runs: list[tuple[int, int]] = []
+    for s1, s2, injective in pieces:  # a constant piece's output occurs in no other piece
+        if injective or s1 == s2:
+            if runs and runs[-1][1] == s1 - 1:
+                runs[-1] = (runs[-1][0], s2)
+            else:
+                runs.append((s1, s2))
+        else:
+            spans.setdefault(at[s1], []).append((s1, s2))
+    groups = tuple((o, tuple(iv)) for o, iv in spans.items())
+    return Preimages(at, tuple(runs), groups)  # type: ignore[arg-type]
+
+
 def preimages(mech: Mechanism, values: tuple, n: int) -> Preimages | None:
     """The preimage structure of ``mech`` on two values, or None when some output law is not
     a point mass (a randomized mechanism)."""
     assert mech.on_counts is not None
+    known = _closed_form(mech, values, n)
+    if known is not None:
+        return known
     at = []
     for s in range(n + 1):
         dist: Dist = mech.on_counts({values[0]: n - s, values[1]: s}, n)
