@@ -8,9 +8,11 @@ Every expected value below is derived by hand from the law the library's source 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from gmpy2 import mpq
+from typer.testing import CliRunner
 
 pytest.importorskip("opendp")
 
@@ -21,6 +23,7 @@ from verifier.audit.adapters.opendp_sample import law, sample
 from verifier.audit.adapters.opendp_threshold import threshold_answer
 from verifier.audit.case import AuditCase
 from verifier.audit.conformance import goodness_of_fit
+from verifier.cli import app
 from verifier.core.binary64 import F64
 from verifier.core.certified import Certified
 from verifier.core.epsilon import Epsilon
@@ -256,3 +259,45 @@ def test_threshold_release_frequency_is_one_sixth_not_one_twelfth() -> None:
     draws = sample(c, {"a": 1}, 20_000)
     released = sum(1 for d in draws if isinstance(d, (int, tuple)))
     assert abs(released - 20_000 / 6) < 8 * math.sqrt(20_000 * 5 / 36)
+
+
+# ------------------------------------------------------------------ the command, end to end
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "audit"
+
+
+def _audit(*args: str):
+    return CliRunner().invoke(app, ["audit", *args])
+
+
+@pytest.mark.parametrize(("name", "code"), [
+    ("opendp_laplace_threshold.toml", 1), ("opendp_laplace_threshold_zero.toml", 1),
+    ("opendp_randomized_response.toml", 1), ("opendp_bitvec_lengths.toml", 1),
+    ("opendp_discrete_laplace.toml", 0), ("opendp_gaussian_zcdp.toml", 0),
+    ("opendp_noisy_max.toml", 0),
+])
+def test_examples_exit_as_their_headers_say(name: str, code: int) -> None:
+    out = _audit(str(EXAMPLES / name), "--json")
+    assert out.exit_code == code, out.output
+
+
+@pytest.mark.parametrize("case_text", [
+    'constructor = "make_laplace_threshold"\nargs = { scale = { f64 = "1.5" }, threshold = 3 }'
+    '\nd_in = [2, 2, 1]',  # two changed keys
+    'constructor = "make_laplace_threshold"\nargs = { scale = { f64 = "-1.5" }, threshold = 3 }'
+    '\nd_in = [1, 1, 1]',  # a negative scale
+    'constructor = "make_geometric"\nargs = { scale = { f64 = "1.0" }, bounds = [0, 10] }'
+    '\nd_in = 1',  # the constant-time sampler: not modelled
+    'constructor = "make_randomized_response"\nargs = { categories = [0], prob = '
+    '{ f64 = "0.5" } }\nd_in = 1',  # one category
+    'constructor = "make_noisy_max"\nargs = { scale = { f64 = "1.0" } }\nd_in = 1',  # no inputs
+    'constructor = "make_randomized_response_bool"\nargs = { prob = { f64 = "0.75" } }'
+    '\nd_in = 0',  # nothing to compare
+    'constructor = "make_randomized_response_bool"\nargs = { prob = { f64 = "0.4" } }'
+    '\nd_in = 1',  # the library refuses p < 1/2
+])
+def test_hostile_cases_exit_2_never_1(tmp_path: Path, case_text: str) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(f'[[case]]\nlibrary = "opendp"\n{case_text}\n')
+    out = _audit(str(config))
+    assert out.exit_code == 2, out.output

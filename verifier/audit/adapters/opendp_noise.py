@@ -48,6 +48,12 @@ __all__ = ["laplace_row", "gaussian_row", "noisy_max_row", "threshold_row"]
 
 
 def laplace_row(case: AuditCase) -> AuditRow:
+    if case.constructor == "make_geometric" and "bounds" in case.args:
+        raise InvalidArgument(
+            "args.bounds: the bounded (constant-time) geometric samples with α = 1 − p, p "
+            "computed from e^(−1/scale) by dashu-float's directed-rounding exp, whose last "
+            "bit plrv does not reproduce; it is not audited rather than audited on a guess",
+            argument="args.bounds", value=case.args["bounds"])
     case.only(("scale",), d_in=True)
     dp = opendp()
     scale = scale_arg(case)
