@@ -82,9 +82,17 @@ def positive_count(value: object, name: str, lo: int = 1) -> int:
     return value
 
 
-def quiet(f: Callable[..., T], *args: object, **kwargs: object) -> T:
+def quiet(f: Callable[..., T], *args: object, notes: list[str] | None = None,
+          **kwargs: object) -> T:
     """``f(*args, **kwargs)`` with whatever the library prints kept off plrv's standard
-    output (autodp prints its binary search) and its warnings off standard error."""
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return f(*args, **kwargs)
+    output (autodp prints its binary search); its warnings are recorded, and added to
+    ``notes`` (each distinct one once) when given."""
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        result = f(*args, **kwargs)
+    if notes is not None:
+        for message in dict.fromkeys(str(x.message) for x in w):
+            note = f"the library warned: {' '.join(message.split())[:300]}"
+            if note not in notes:
+                notes.append(note)
+    return result

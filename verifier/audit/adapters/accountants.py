@@ -99,7 +99,7 @@ def _query(case: AuditCase, notes: list[str]) -> tuple[str, F64]:
 
 def _run(case: AuditCase, c: Curve, notes: list[str], which: str, at: F64,
          read: Callable[[str, float], float], witness: dict) -> AuditRow:
-    value = read_double(quiet(read, which, at.double))
+    value = read_double(quiet(read, which, at.double, notes=notes))
     claim_e: Claim = value if which == "delta" else at
     claim_d: Claim = at if which == "delta" else value
     return judge(case, claim_e, claim_d, c, witness, notes)
@@ -153,7 +153,7 @@ def _prv_pure(case: AuditCase) -> AuditRow:
                 prvs=[prv_accountant.PureDPMechanism(d.double)],
                 eps_error=errors["eps_error"], delta_error=errors["delta_error"],
                 max_self_compositions=[k],
-                eps_max=None if eps_max is None else eps_max.double)
+                eps_max=None if eps_max is None else eps_max.double, notes=notes)
 
     def read(which: str, x: float) -> float:
         if which == "delta":
@@ -193,10 +193,10 @@ def _autodp_rr(case: AuditCase) -> AuditRow:
     c = curve([pair], k)
     if accountant == "phi":
         mech = RandresponseMechanism(p=p.double, phi_off=False, RDP_off=True)
-        composed = quiet(ComposeAFA(), [mech], [k])
+        composed = quiet(ComposeAFA(), [mech], [k], notes=notes)
     else:
         mech = RandresponseMechanism(p=p.double)
-        composed = quiet(Composition(), [mech], [k])
+        composed = quiet(Composition(), [mech], [k], notes=notes)
 
     def read(which: str, x: float) -> float:
         return float(composed.get_approxDP(x) if which == "delta"
@@ -253,10 +253,10 @@ def _dpa_rr(case: AuditCase) -> AuditRow:
     else:
         acc = rdp.RdpAccountant(neighboring_relation=relation)
     if how == "count":
-        quiet(acc.compose, event, k)
+        quiet(acc.compose, event, k, notes=notes)
     else:
         for _ in range(k):
-            quiet(acc.compose, event)
+            quiet(acc.compose, event, notes=notes)
 
     def read(which: str, x: float) -> float:
         return float(acc.get_epsilon(x) if which == "delta" else acc.get_delta(x))
