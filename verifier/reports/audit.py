@@ -36,6 +36,8 @@ def _exact(v: object) -> tuple[str, str]:
         return format_rational(v.exact), repr(v.double)
     if isinstance(v, (Epsilon, Delta)):
         return str(v), v.approx()
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = mpq(v)
     if isinstance(v, mpq):
         return format_rational(v), decimal_string(v)
     raise TypeError(f"not an exact value: {v!r}")
