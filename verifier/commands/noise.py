@@ -15,11 +15,24 @@ from verifier.commands.app import verdict
 from verifier.commands.common import print_json, refuse_options
 from verifier.notions.dp.noise_check import check_noise_dp
 from verifier.specs.noise import NoiseProblem
+from verifier.specs.noise_zoo import ChoiceProblem
 
 __all__ = ["noise_check", "noise_json"]
 
+_LONG = 160  # characters: a longer exact value is shown by its decimal in the text report
 
-def noise_json(s: NoiseProblem, r) -> dict:
+
+def _mechanism(s: NoiseProblem | ChoiceProblem) -> str:
+    return s.choice.describe() if isinstance(s, ChoiceProblem) else s.noise.describe()
+
+
+def _witness(s: NoiseProblem | ChoiceProblem, r) -> dict:
+    if isinstance(s, ChoiceProblem):
+        return {"relation": s.relation.name, "inputs": [list(x) for x in r.witness]}
+    return {"centres": list(r.witness)}
+
+
+def noise_json(s: NoiseProblem | ChoiceProblem, r) -> dict:
     """The JSON of one noise check (``schemas/check-output.v1.json``, notion ``dp``)."""
     from verifier.reports.json_out import doubles_json
 
@@ -40,8 +53,8 @@ def noise_json(s: NoiseProblem, r) -> dict:
         "approx": {"delta": r.delta_enclosure.approx(),
                    "epsilon": r.epsilon if eps_enc is None else eps_enc.approx()},
         "query": query,
-        "mechanism": s.noise.describe(),
-        "witness" if r.holds is False else "worst_case": {"centres": list(r.witness)},
+        "mechanism": _mechanism(s),
+        "witness" if r.holds is False else "worst_case": _witness(s, r),
         "cases": r.pairs,
     }}
 
@@ -56,34 +69,48 @@ def _interval(c, prec: int = 128) -> list[str]:
     return [str(lo), str(hi)]
 
 
-def noise_check(s: NoiseProblem, json_out: bool, refused: Mapping[str, object]) -> int:
-    refuse_options(f"a {s.noise.kind} spec", refused)
-    if s.renyi is not None:
-        return _renyi(s, json_out)
-    r = check_noise_dp(s.noise, s.values, s.records, s.epsilon, s.delta)
+def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool,
+                refused: Mapping[str, object]) -> int:
+    if isinstance(s, ChoiceProblem):
+        from verifier.notions.dp.noise_zoo import check_choice_dp
+
+        refuse_options(f"a {s.choice.kind} spec", refused)
+        r = check_choice_dp(s.choice, s.relation, s.epsilon, s.delta)
+        mechanism = f"{s.choice.describe()} over {s.relation.describe()}"
+        cases = f"{r.pairs} ordered pairs of neighbouring inputs"
+    else:
+        refuse_options(f"a {s.noise.kind} spec", refused)
+        if s.renyi is not None:
+            return _renyi(s, json_out)
+        r = check_noise_dp(s.noise, s.values, s.records, s.epsilon, s.delta)
+        mechanism = f"sum of {s.records} records over {list(s.values)} + {s.noise.describe()}"
+        cases = f"{r.pairs} pairs of neighbouring sums"
     if json_out:
         print_json(noise_json(s, r))
         return verdict(r.holds)
     out = noise_json(s, r)["dp"]
     verdict_text = {True: "holds", False: "does not hold", None: "unknown (not decided)"}
-    typer.echo(f"mechanism  sum of {s.records} records over {list(s.values)} + "
-               f"{s.noise.describe()}")
+    typer.echo(f"mechanism  {mechanism}")
     typer.echo(f"claim      ε = {s.epsilon}, δ = {s.delta}")
     for key, d in s.doubles:
         typer.echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")
-    typer.echo(f"dp         {verdict_text[r.holds]} ({r.pairs} pairs of neighbouring sums)")
+    typer.echo(f"dp         {verdict_text[r.holds]} ({cases})")
     for name, label in (("delta", f"tight δ at ε = {s.epsilon}"),
                         ("epsilon", f"tight ε at δ = {s.delta}")):
         exact = out["exactness"][name] == "exact"
         enc = out["enclosure"][name]
-        if exact:
+        if exact and len(out[name]) > _LONG:
+            shown = (f"≈ {out['approx'][name]} (certified; the exact expression, "
+                     f"{len(out[name])} characters, is in --json)")
+        elif exact:
             shown = f"{out[name]}  (≈ {out['approx'][name]})"
         else:
             shown = (f"≈ {out['approx'][name]} (a certified enclosure, not exact: "
                      f"[{enc[0]}, {enc[1]}] in full in --json)" if enc else out["approx"][name])
         typer.echo(f"{label}: {shown}")
     side = "witness" if r.holds is False else "worst case"
-    typer.echo(f"{side}  centres {r.witness[0]} and {r.witness[1]}")
+    what = "inputs" if isinstance(s, ChoiceProblem) else "centres"
+    typer.echo(f"{side}  {what} {r.witness[0]} and {r.witness[1]}")
     return verdict(r.holds)
 
 

@@ -10,9 +10,16 @@ unique, so ``==`` is equality of rational functions), the same code that sums th
 rational ``α`` (:mod:`verifier.model.noise`) sums it symbolically when handed :meth:`beta`.
 
 **At ``β = e^{−t}``** (``t`` rational, ``t ≠ 0``) a polynomial ``Σ c_k β^k`` is the exponential
-sum ``Σ c_k e^{−kt}`` (:class:`~verifier.core.expsum.ExpSum`), which is zero only when every
-``c_k`` is (Lindemann–Weierstrass): ``β`` is transcendental, so no non-zero polynomial vanishes at
-it, and a sign is certified by enclosures at rising precision (:meth:`sign`).
+sum ``Σ c_k e^{−kt}`` (:class:`~verifier.core.expsum.ExpSum`, its exact text), which is zero only
+when every ``c_k`` is: ``β`` is transcendental (Lindemann), so no non-zero polynomial vanishes at
+it. A sign is certified by evaluating the polynomial on a ball holding ``β`` (python-flint's
+``arb``, rigorous ball arithmetic: Johansson, "Arb: efficient arbitrary-precision midpoint-radius
+interval arithmetic", IEEE TC 2017) at rising precision until the ball excludes 0.
+
+**``p(β) − e^ε·q(β)``** for a rational ``ε`` is zero only when it is identically: with
+``ε/t = m/n`` in lowest terms and ``γ = e^{−t/n}`` (transcendental), it is the Laurent polynomial
+``p(γ^n) − γ^{−m}·q(γ^n)``; for ``n > 1`` the exponents of the two parts differ modulo ``n``,
+so both must vanish, and for ``n = 1`` it is ``p − β^{−m}·q`` in ``β`` (:func:`gap_sign`).
 
 >>> b = RatFunc.beta()
 >>> str((1 - b) / (1 + b) * b ** -1)
@@ -25,15 +32,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from flint import fmpq, fmpq_poly
+from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 from gmpy2 import mpq, mpz
 
-from verifier.core.certified import MAX_PRECISION
+from verifier.core.certified import MAX_PRECISION, ExpArgument
 from verifier.core.errors import InvalidArgument, Undecided
 from verifier.core.expsum import ExpSum
 from verifier.core.numbers import rational
 
-__all__ = ["RatFunc", "poly_expsum"]
+__all__ = ["RatFunc", "poly_expsum", "beta_sign", "gap_sign", "SIGN_PRECISION"]
+
+SIGN_PRECISION = 1 << 16  # bits: a sign not decided here is Undecided
 
 
 def _fmpq(x: mpq) -> fmpq:
@@ -47,6 +56,61 @@ def _mpq(x: fmpq) -> mpq:
 def poly_expsum(p: fmpq_poly, t: mpq) -> ExpSum:
     """``p(e^{−t}) = Σ c_k e^{−kt}`` as an exact exponential sum."""
     return ExpSum.of((-k * t, _mpq(c)) for k, c in enumerate(p.coeffs()) if c != 0)
+
+
+def _ball_sign(evaluate, what: str) -> int:
+    """The sign of a non-zero real whose ball ``evaluate()`` encloses at ``ctx.prec`` bits."""
+    saved, prec = ctx.prec, 64
+    try:
+        while prec <= SIGN_PRECISION:
+            ctx.prec = prec
+            v = evaluate()
+            if v > 0:
+                return 1
+            if v < 0:
+                return -1
+            prec *= 2
+    finally:
+        ctx.prec = saved
+    raise Undecided(f"the sign of {what} is not decided at {SIGN_PRECISION} bits")
+
+
+def _beta(t: mpq) -> arb:
+    return arb(_fmpq(-t)).exp()
+
+
+def beta_sign(p: fmpq_poly, t: mpq) -> int:
+    """The sign of ``p(e^{−t})``, certified (0 only for the zero polynomial)."""
+    if p.is_zero():
+        return 0
+    coeffs = p.coeffs()
+    if all(c >= 0 for c in coeffs):
+        return 1
+    if all(c <= 0 for c in coeffs):
+        return -1
+    return _ball_sign(lambda: arb_poly(p)(_beta(t)), "a polynomial in e^(-t)")
+
+
+def gap_sign(p: fmpq_poly, q: fmpq_poly, eps: ExpArgument, t: mpq) -> int:
+    """The sign of ``p(β) − e^ε·q(β)`` at ``β = e^{−t}`` (ε finite: ``ln(base)`` or nats),
+    certified; 0 exactly when the difference is identically 0 (module docstring)."""
+    if eps.base is not None:
+        return beta_sign(p - q * _fmpq(eps.base), t)
+    nats = eps.nats
+    assert nats is not None
+    ratio = nats / t
+    if ratio.denominator == 1:  # e^ε = β^{−m}: the sign of β^m·p − q (β^m > 0)
+        m = int(ratio)
+        shifted = p * fmpq_poly([0] * m + [1]) - q if m >= 0 else \
+            p - q * fmpq_poly([0] * -m + [1])
+        return beta_sign(shifted, t)
+    if q.is_zero():
+        return beta_sign(p, t)
+    if p.is_zero():
+        return -beta_sign(q, t)
+    e = _fmpq(nats)
+    return _ball_sign(lambda: arb_poly(p)(_beta(t)) - arb(e).exp() * arb_poly(q)(_beta(t)),
+                      "a difference of polynomials in e^(-t) and e^ε")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -160,8 +224,7 @@ class RatFunc:
     def sign(self, t: mpq) -> int:
         """The sign at ``β = e^{−t}`` (``t ≠ 0``), certified; raises
         :class:`~verifier.core.errors.Undecided` at the precision cap."""
-        n, d = self.expsums(t)
-        return n.sign() * d.sign()
+        return beta_sign(self.num, t) * beta_sign(self.den, t)
 
     def enclose(self, t: mpq, prec: int) -> tuple[mpq, mpq]:
         """Rational bounds on the value at ``β = e^{−t}``: the quotient of the enclosures at

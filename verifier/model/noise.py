@@ -36,12 +36,13 @@ from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import open_unit
 from verifier.core.ratfunc import RatFunc
 
-__all__ = ["geometric_mass", "at_most", "geometric", "clamp", "Noisy", "noisy_sum", "Coef"]
+__all__ = ["geometric_mass", "at_most", "geometric", "clamp", "Noisy", "noisy_sum", "Coef",
+           "base_coefficient"]
 
 Coef: TypeAlias = mpq | RatFunc  # a rational, or a rational function of the base β
 
 
-def _alpha(alpha: object) -> Coef:
+def base_coefficient(alpha: object) -> Coef:
     """A rational in (0, 1), or a rational function of ``β`` (the symbolic base)."""
     return alpha if isinstance(alpha, RatFunc) else open_unit(alpha, "alpha")
 
@@ -55,13 +56,13 @@ def _integer(value: object, name: str) -> int:
 
 def geometric_mass(k: int, alpha: object) -> Coef:
     """``P[Z = k] = (1 − α)/(1 + α)·α^|k|``."""
-    a = _alpha(alpha)
+    a = base_coefficient(alpha)
     return (1 - a) / (1 + a) * a ** abs(_integer(k, "k"))
 
 
 def at_most(w: int, centre: int, alpha: object) -> Coef:
     """``P[c + Z ≤ w]``: ``α^{c−w}/(1+α)`` for ``w ≤ c``, ``1 − α^{w−c+1}/(1+α)`` above."""
-    a = _alpha(alpha)
+    a = base_coefficient(alpha)
     if w <= centre:
         return a ** (centre - w) / (1 + a)
     return 1 - a ** (w - centre + 1) / (1 + a)
@@ -170,7 +171,7 @@ def noisy_sum(factors: Sequence[Noisy], alpha: object, lo: int | None = None,
     >>> str(noisy_sum([Noisy(0, "=")], "1/2"))  # the masses of Z sum to 1
     '1'
     """
-    a = _alpha(alpha)
+    a = base_coefficient(alpha)
     if not factors:
         raise InvalidArgument("noisy_sum needs at least one factor", argument="factors")
     cs = [f.centre - f.shift for f in factors]

@@ -26,9 +26,11 @@ from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import SpecError
 from verifier.core.numbers import probability
 from verifier.model.expnoise import NOISE_KINDS, ExpNoise, discrete_gaussian, discrete_laplace
+from verifier.model.expnoise_zoo import ZOO_KINDS
 from verifier.notions.renyi.check import RenyiClaim
 from verifier.specs.files import check_kind
 from verifier.specs.keys import MISSING, Table, doubles, integer_value
+from verifier.specs.noise_zoo import ChoiceProblem, read_choice_spec
 from verifier.specs.renyi import RENYI_KEYS, read_notions, read_renyi
 
 __all__ = ["NoiseProblem", "is_noise_spec", "read_noise_spec"]
@@ -53,12 +55,16 @@ class NoiseProblem:
 
 def is_noise_spec(raw: Mapping) -> bool:
     mech = raw.get("mechanism")
-    return isinstance(mech, dict) and mech.get("kind") in NOISE_KINDS
+    return isinstance(mech, dict) and mech.get("kind") in (*NOISE_KINDS, *ZOO_KINDS)
 
 
-def read_noise_spec(raw: Mapping, file: str | None, command: str) -> NoiseProblem:
-    """Read a noise spec for ``command`` (only ``check`` decides it)."""
+def read_noise_spec(raw: Mapping, file: str | None, command: str
+                    ) -> NoiseProblem | ChoiceProblem:
+    """Read a noise spec for ``command`` (only ``check`` decides it): noise on a sum, or
+    report noisy max / above threshold (:mod:`verifier.specs.noise_zoo`)."""
     kind = raw["mechanism"]["kind"]
+    if kind in ZOO_KINDS:
+        return read_choice_spec(raw, file, command)
     if command != "check":
         raise SpecError(f"plrv {command} does not decide {kind} noise; plrv check does",
                         file=file, key="mechanism.kind", value=kind)

@@ -48,7 +48,7 @@ class NoiseResult:
     epsilon_enclosure: Certified | None  # None: ε = ∞ (or "unknown": not decided)
     epsilon_exact: bool
     epsilon_value: Epsilon | None  # the exact ε when it is ln(q) or a number of nats
-    witness: tuple[int, int]
+    witness: tuple  # the centres (noise on a sum) or the inputs (noisy max, threshold)
     pairs: int
     notes: tuple[str, ...] = field(default=())
 

@@ -1,0 +1,395 @@
+"""Report noisy max and above threshold with discrete Laplace noise at a transcendental base.
+
+Independent references:
+* hand derivations: the two-candidate noisy max in closed form (the difference of two discrete
+  Laplace variables), and the tight ε of above threshold with an exact threshold (each ⊥
+  answer a likelihood ratio ``e^{1/scale}``);
+* the exact rational engine of the testing zoo (examples/zoo/zoo_algorithms.py, its own loops
+  over the same patterns) at several rational ``α`` standing for ``β``;
+* mpmath at 60 digits, summing the noise directly over a window ±W with ``γ^W < e^{−100}``
+  (the mass beyond it): every law, the tight ε at δ = 0 and the tight δ at ε;
+* the literature's verdicts (Dwork and Roth 2014, §3.3; Lyu, Su and Li 2017).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from itertools import product
+from pathlib import Path
+
+import jsonschema
+import mpmath
+import pytest
+from flint import fmpq_poly
+from gmpy2 import mpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
+from harness import assert_error, assert_verdict, invoke, write
+
+from verifier import f64
+from verifier.core import ratfunc
+from verifier.core.epsilon import Epsilon, parse_epsilon
+from verifier.core.ratfunc import RatFunc, beta_sign, gap_sign
+from verifier.model.expnoise_zoo import (
+    above_threshold,
+    first_above_law,
+    noisy_max,
+    noisy_max_law,
+)
+from verifier.notions.dp.neighbours import vector_relation, vectors
+from verifier.notions.dp.noise_zoo import check_choice_dp
+
+ROOT = Path(__file__).resolve().parents[1]
+ZOO = ROOT / "examples" / "zoo"
+TOL = mpmath.mpf(10) ** -40
+B = RatFunc.beta()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _digits():
+    with mpmath.workdps(60):
+        yield
+
+
+@pytest.fixture(scope="module")
+def zoo():
+    sys.path.insert(0, str(ZOO))
+    try:
+        yield importlib.import_module("zoo_algorithms")
+    finally:
+        sys.path.remove(str(ZOO))
+        sys.modules.pop("zoo_algorithms", None)
+
+
+def mp(x) -> mpmath.mpf:
+    return mpmath.mpf(int(x.numerator)) / int(x.denominator)
+
+
+def at_mp(r: RatFunc, beta: mpmath.mpf) -> mpmath.mpf:
+    """The rational function's value at a real β, in mpmath."""
+    def ev(p):
+        return sum((mp(mpq(int(c.p), int(c.q))) * beta ** k
+                    for k, c in enumerate(p.coeffs())), mpmath.mpf(0))
+    return ev(r.num) / ev(r.den)
+
+
+# ------------------------------------------------ direct sums of the noise (references)
+
+class Noise:
+    """Masses of ``c + Z`` over ``c ± W`` (``γ^W < e^{−100}``) and their cumulative sums,
+    summed directly."""
+
+    def __init__(self, gamma: mpmath.mpf):
+        self.w = w = int(100 / -mpmath.log(gamma)) + 1
+        self.mass = {k: (1 - gamma) / (1 + gamma) * gamma ** abs(k) for k in range(-w, w + 1)}
+        self.cum, total = {}, mpmath.mpf(0)
+        for k in range(-w, w + 1):
+            total += self.mass[k]
+            self.cum[k] = total  # P[Z ≤ k]
+
+    def eq(self, c: int, v: int) -> mpmath.mpf:
+        return self.mass.get(v - c, mpmath.mpf(0))
+
+    def le(self, c: int, v: int) -> mpmath.mpf:
+        k = v - c
+        return mpmath.mpf(0) if k < -self.w else mpmath.mpf(1) if k > self.w else self.cum[k]
+
+
+def mp_noisy_max(q, gamma) -> list:
+    z = Noise(gamma)
+    out = []
+    for i, qi in enumerate(q):
+        total = mpmath.mpf(0)
+        for v in range(min(q) - z.w, max(q) + z.w + 1):
+            w = z.eq(qi, v)
+            for j, qj in enumerate(q):
+                if j != i:
+                    w *= z.le(qj, v - 1) if j < i else z.le(qj, v)
+            total += w
+        out.append(total)
+    return out
+
+
+def mp_first_above(q, threshold, g_threshold, g_query, strict=False) -> dict:
+    rho, nu = Noise(g_threshold), Noise(g_query)
+    out = {}
+    for k in range(len(q) + 1):
+        total = mpmath.mpf(0)
+        for u in range(threshold - rho.w, threshold + rho.w + 1):
+            w = rho.eq(threshold, u)
+            for qj in q[:k]:
+                w *= nu.le(qj, u) if strict else nu.le(qj, u - 1)
+            if k < len(q):
+                w *= 1 - (nu.le(q[k], u) if strict else nu.le(q[k], u - 1))
+            total += w
+        out[k] = total
+    return out
+
+
+# ------------------------------------------------------------------ rational functions
+
+def test_rational_functions_are_exact():
+    assert B * B / B == B and (B ** -2) * B ** 2 == 1
+    assert ((1 - B * B) / (1 - B)) == 1 + B
+    assert (B ** -3 * 2).monomial == (mpq(2), -3) and (1 + B).monomial is None
+    assert ((1 - B) / (1 + B)).at(mpq(1, 3)) == mpq(1, 2)
+    assert RatFunc.constant("3/4") == mpq(3, 4) and (B - B).is_zero
+
+
+def test_signs_decide_identities_exactly():
+    half = mpq(1, 2)
+    # e^1·β² = 1 at β = e^{−1/2}: p − e^ε q is identically 0
+    assert gap_sign(fmpq_poly([1]), fmpq_poly([0, 0, 1]), Epsilon.of_nats(1), half) == 0
+    assert gap_sign(fmpq_poly([1]), fmpq_poly([0, 0, 1]), Epsilon.of_nats(mpq(99, 100)),
+                    half) == 1
+    assert gap_sign(fmpq_poly([0, 0, 1]), fmpq_poly([0, 1]), Epsilon.log(2), half) == -1
+    assert beta_sign(fmpq_poly([1, -3]), mpq(1)) == -1  # 1 − 3/e < 0
+    assert beta_sign(fmpq_poly([1, -3]), mpq(2)) == 1   # 1 − 3/e² > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-6, 6), min_size=1, max_size=7),
+       st.lists(st.integers(-6, 6), min_size=1, max_size=7),
+       st.fractions(min_value=mpq(1, 20), max_value=3).filter(lambda x: x != 0),
+       st.sampled_from([64, 128, 512]))
+def test_exact_values_lie_inside_every_enclosure(num, den, t, prec):
+    t = mpq(t.numerator, t.denominator)
+    p, d = fmpq_poly(num), fmpq_poly(den)
+    beta = mpmath.exp(-mp(t))
+    if p.is_zero() or d.is_zero():
+        assert beta_sign(p, t) == 0 or d.is_zero()
+        return
+    r = RatFunc.reduced(p, d)
+    value = at_mp(r, beta)
+    lo, hi = r.enclose(t, prec)
+    assert mp(lo) - TOL <= value <= mp(hi) + TOL
+    assert beta_sign(p, t) == mpmath.sign(at_mp(RatFunc.reduced(p, fmpq_poly([1])), beta))
+    eps = Epsilon.of_nats(mpq(1, 3))
+    gap = at_mp(RatFunc.reduced(p, fmpq_poly([1])), beta) - mpmath.e ** (mpmath.mpf(1) / 3) * \
+        at_mp(RatFunc.reduced(d, fmpq_poly([1])), beta)
+    assert gap_sign(p, d, eps, t) == mpmath.sign(gap)
+
+
+# ------------------------------------------------------------------ laws
+
+def _independent_mass(q, i, gamma):
+    return mp_noisy_max(q, gamma)[i]
+
+
+def test_two_candidates_in_closed_form():
+    """Z0 − Z1 for two discrete Laplace variables: ``P[Z0 = Z1] = (1−γ)(1+γ²)/(1+γ)³`` and
+    ``P[Z0 − Z1 ≥ 1] = K²·(γ(1+γ²)/((1−γ)(1−γ²)) + γ/(1−γ)²)``, ``K = (1−γ)/(1+γ)``
+    (``Σ_k γ^{|k|+|k+d|} = γ^d·((1+γ²)/(1−γ²) + d)``). Ties go to the first index."""
+    equal = (1 - B) * (1 + B * B) / (1 + B) ** 3
+    tie = noisy_max_law((0, 0), B)
+    assert tie[0] == (1 + equal) / 2 and tie[1] == (1 - equal) / 2
+    k = (1 - B) / (1 + B)
+    above = k * k * (B * (1 + B * B) / ((1 - B) * (1 - B * B)) + B / (1 - B) ** 2)
+    law = noisy_max_law((0, 1), B)
+    assert law[0] == above and law[1] == 1 - above
+    assert law[0].at(mpq(1, 2)) == mpq(11, 27)
+
+
+@pytest.mark.parametrize("alpha", [mpq(1, 2), mpq(1, 3), mpq(2, 5), mpq(3, 4), mpq(5, 7),
+                                   mpq(1, 10)])
+def test_structure_against_the_rational_engine(zoo, monkeypatch, alpha):
+    """The rational functions in β, evaluated at a rational α, equal the zoo's exact
+    rational engine run with β = α (its own loops over the same patterns)."""
+    monkeypatch.setattr(zoo, "BETA", alpha)
+    cases = [(zoo.report_noisy_max, lambda q: noisy_max_law(q, B), product(range(3), repeat=3)),
+             (zoo.sparse_vector, lambda q: first_above_law(q, 1, B, 2, 1),
+              product(range(2), repeat=4)),
+             (zoo.svt_wrong_scale, lambda q: first_above_law(q, 1, B, 1, 3, True),
+              product(range(2), repeat=4)),
+             (zoo.svt_no_query_noise, lambda q: first_above_law(q, 1, B, 2, None),
+              product(range(2), repeat=4)),
+             (zoo.svt_no_threshold_noise, lambda q: first_above_law(q, 1, B, None, 1),
+              product(range(2), repeat=4))]
+    for rational, symbolic, inputs in cases:
+        for q in inputs:
+            expected, law = rational(q), symbolic(q)
+            assert set(law) == set(expected.support)
+            for o, w in law.items():
+                assert isinstance(w, RatFunc) and w.at(alpha) == expected[o]
+
+
+@pytest.mark.parametrize("q", [(0, 1), (2, 0), (0, 1, 2), (1, 1, 0)])
+def test_noisy_max_against_direct_summation(q):
+    m = noisy_max(f64(2 / 0.6931471805599453))  # OpenDP's scale = 2/ln 2 as a double
+    beta = mpmath.exp(-mp(m.rate))
+    law, ref = m.law(q), mp_noisy_max(q, beta)
+    for i in range(len(q)):
+        assert abs(at_mp(law[i], beta) - ref[i]) < TOL
+        lo, hi = law[i].enclose(m.rate, 128)
+        assert mp(lo) - TOL <= ref[i] <= mp(hi) + TOL
+
+
+@pytest.mark.parametrize("q", [(0, 1, 1), (1, 0, 0, 1), (0, 0)])
+def test_above_threshold_against_direct_summation(q):
+    for m in (above_threshold(4, 2, 1), above_threshold(mpq(4, 3), 4, 1, strict=True)):
+        qp, tp = m.powers
+        beta = mpmath.exp(-mp(m.rate))
+        ref = mp_first_above(q, 1, beta ** tp, beta ** qp, m.strict)
+        law = m.law(q)
+        for k, r in ref.items():
+            assert abs(at_mp(law[k], beta) - r) < TOL
+
+
+# ------------------------------------------------------------------ dp verdicts
+
+LINF3 = vector_relation("linf", 1, vectors(3, 0, 2))
+LINF5 = vector_relation("linf", 1, vectors(5, 0, 1))
+
+
+@pytest.mark.parametrize("scale", ["2", "5/2", f64(2 / 0.6931471805599453)])
+def test_report_noisy_max_is_private_at_two_over_scale(scale):
+    """Dwork and Roth 2014, §3.3: ε-DP with scale 2/ε for neighbours at ‖·‖∞ ≤ 1."""
+    m = noisy_max(scale)
+    r = check_choice_dp(m, LINF3, Epsilon.of_nats(2 * m.rate), mpq(0))
+    assert r.holds is True and r.delta == "0"
+
+
+def test_noisy_max_tight_epsilon_against_mpmath():
+    m = noisy_max(2)
+    beta = mpmath.exp(mpmath.mpf(-1) / 2)
+    laws = {x: mp_noisy_max(x, beta) for x in LINF3.inputs}
+    worst = max(laws[x][i] / laws[y][i] for x in LINF3.inputs for y in LINF3.inputs
+                if x != y and max(abs(a - b) for a, b in zip(x, y, strict=True)) <= 1
+                for i in range(3))
+    r = check_choice_dp(m, LINF3, parse_epsilon("1/2"), mpq(0))
+    assert r.holds is False  # the tight ε ≈ 0.903 is above 1/2
+    lo, hi = r.epsilon_enclosure.enclose(128)
+    assert mp(lo) - TOL <= mpmath.log(worst) <= mp(hi) + TOL
+    assert r.epsilon.startswith("ln((") and r.epsilon_exact
+    assert mpmath.mpf("0.90") < mpmath.log(worst) < mpmath.mpf("0.91")
+
+
+def test_sparse_vector_holds_and_wrong_scale_fails_with_the_mpmath_delta():
+    """Lyu, Su and Li 2017: Algorithm 1 (threshold scale 2/ε, queries 4/ε) is ε-DP;
+    Algorithm 4 (threshold 4/ε, queries 4/(3ε), ``>``) is not."""
+    assert check_choice_dp(above_threshold(4, 2, 1), LINF5, Epsilon.of_nats(1),
+                           mpq(0)).holds is True
+    wrong = above_threshold(mpq(4, 3), 4, 1, strict=True)
+    r = check_choice_dp(wrong, LINF5, Epsilon.of_nats(1), mpq(0))
+    assert r.holds is False
+    beta = mpmath.exp(-mp(wrong.rate))
+    qp, tp = wrong.powers
+    laws = {x: mp_first_above(x, 1, beta ** tp, beta ** qp, True) for x in LINF5.inputs}
+    e = mpmath.e
+    delta = max(sum(max(mpmath.mpf(0), laws[x][o] - e * laws[y][o]) for o in laws[x])
+                for x in LINF5.inputs for y in LINF5.inputs
+                if x != y and max(abs(a - b) for a, b in zip(x, y, strict=True)) <= 1)
+    lo, hi = r.delta_enclosure.enclose(128)
+    assert mp(lo) - TOL <= delta <= mp(hi) + TOL and delta > mpmath.mpf("0.03")
+    assert r.delta_exact and r.delta.startswith("(")
+
+
+def test_broken_threshold_variants_fail():
+    """No query noise (Lyu et al. 2017, Algorithm 5): ε = ∞. An exact threshold: each of the
+    five ⊥ answers from (0,…,0) against (1,…,1) is the ratio P[Z ≤ 1]/P[Z ≤ 0] = e^{1/scale}
+    of the discrete Laplace law, so the tight ε is 5/scale exactly (a rational number of
+    nats, by the monomial test)."""
+    none = check_choice_dp(above_threshold(None, 2, 1), LINF5, Epsilon.of_nats(1), mpq(0))
+    assert none.holds is False and none.epsilon_value == Epsilon.INF
+    exact = check_choice_dp(above_threshold(1, None, 1), LINF5, Epsilon.of_nats(4), mpq(0))
+    assert exact.holds is False and exact.epsilon_value == Epsilon.of_nats(5)
+
+
+def test_tight_epsilon_at_positive_delta_inverts_delta():
+    """ε(δ) and δ(ε) are inverse: at the tight ε for δ = 1/100 (enclosed), δ(ε_lo) ≥ 1/100
+    ≥ δ(ε_hi) by the certified δ of the same pairs."""
+    m = above_threshold(mpq(4, 3), 4, 1, strict=True)
+    r = check_choice_dp(m, LINF5, Epsilon.of_nats(1), mpq(1, 100))
+    lo, hi = r.epsilon_enclosure.enclose(64)
+    assert lo < hi and mpmath.mpf(1) < mp(lo)
+    below = check_choice_dp(m, LINF5, Epsilon.of_nats(lo - mpq(1, 10 ** 6)), mpq(1, 100))
+    above = check_choice_dp(m, LINF5, Epsilon.of_nats(hi + mpq(1, 10 ** 6)), mpq(1, 100))
+    assert below.holds is False and above.holds is True
+
+
+def test_an_undecided_sign_is_unknown_not_a_verdict(monkeypatch):
+    """With the precision cap below the first enclosure every mixed-sign comparison is
+    Undecided: the verdict is None (exit 3) and δ is only enclosed — around the true δ."""
+    m = noisy_max(2)
+    r = check_choice_dp(m, LINF3, parse_epsilon("1/2"), mpq(0))
+    monkeypatch.setattr(ratfunc, "SIGN_PRECISION", 32)
+    u = check_choice_dp(m, LINF3, parse_epsilon("1/2"), mpq(0))
+    assert u.holds is None and not u.delta_exact and u.epsilon == "unknown"
+    lo, hi = u.delta_enclosure.enclose(128)
+    exact_lo, exact_hi = r.delta_enclosure.enclose(128)
+    assert lo <= exact_lo and exact_hi <= hi
+
+
+# ------------------------------------------------------------------ specs and CLI
+
+SPEC = {"input": {"coordinates": 2, "range": [0, 2]},
+        "neighbours": {"relation": "linf", "distance": 1},
+        "mechanism": {"kind": "noisy_max", "noise": "discrete_laplace", "scale": "2"},
+        "query": {"epsilon": "1", "delta": "0", "notions": ["dp"]}}
+SVT = {**SPEC, "mechanism": {"kind": "above_threshold", "noise": "discrete_laplace",
+                             "scale": "4", "threshold_scale": "2", "threshold": 1}}
+SCHEMA = json.loads((ROOT / "schemas" / "check-output.v1.json").read_text())
+
+
+@pytest.mark.parametrize("name, code", [("report_noisy_max_laplace", 0),
+                                        ("sparse_vector_laplace", 0),
+                                        ("svt_wrong_scale_laplace", 1)])
+def test_example_specs(name, code):
+    o = invoke(["check", str(ZOO / f"{name}.toml"), "--json"])
+    assert_verdict(o, code)
+    out = json.loads(o.stdout)
+    jsonschema.validate(out, SCHEMA)
+    dp = out["dp"]
+    assert dp["exactness"] == {"delta": "exact", "epsilon": "exact"}
+    assert dp["witness" if code else "worst_case"]["relation"] == "linf"
+
+
+def test_spec_exit_codes(tmp_path):
+    assert_verdict(invoke(["check", write(tmp_path, SPEC)]), 0)
+    fails = {**SPEC, "query": {**SPEC["query"], "epsilon": "1/4"}}
+    assert_verdict(invoke(["check", write(tmp_path, fails, "f.toml")]), 1)
+    assert_verdict(invoke(["check", write(tmp_path, SVT, "s.toml")]), 0)
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"mechanism": {**SPEC["mechanism"], "noise": "discrete_gaussian"}}, "mechanism.noise"),
+    ({"mechanism": {"kind": "noisy_max", "scale": "2"}}, "mechanism.noise"),
+    ({"mechanism": {**SPEC["mechanism"], "lo": 0}}, "mechanism.lo"),
+    ({"mechanism": {**SPEC["mechanism"], "scale": "0"}}, "mechanism.scale"),
+    ({"mechanism": {**SPEC["mechanism"], "scale": 0.5}}, "mechanism.scale"),
+    ({"mechanism": {"kind": "noisy_max", "noise": "discrete_laplace"}}, "mechanism.scale"),
+    ({"mechanism": {**SVT["mechanism"], "threshold": "1/2"}}, "mechanism.threshold"),
+    ({"mechanism": {**SVT["mechanism"], "compare": "<"}}, "mechanism.compare"),
+    ({"mechanism": {**SVT["mechanism"], "threshold_scale": "1000/999"}},
+     "mechanism.threshold_scale"),
+    ({"mechanism": {k: v for k, v in SVT["mechanism"].items() if k != "threshold_scale"}},
+     "mechanism.threshold_scale"),
+    ({"data": {"records": 2, "values": [0, 1]}}, "[data]"),
+    ({"limits": {"max_databases": 9}}, "[limits]"),
+    ({"query": {"epsilon": "1", "delta": "0", "notions": ["apkdp"]}}, "query.notions"),
+    ({"query": {"epsilon": "1", "delta": "0", "rho": "1"}}, "query.rho"),
+    ({"neighbours": {"relation": "my_module:related"}}, "neighbours.relation"),
+    ({"neighbours": {"relation": "replace-one"}}, "relation"),
+    ({"input": {"coordinates": 2}}, "input.range"),
+])
+def test_hostile_specs_exit_2(tmp_path, change, needle):
+    assert_error(invoke(["check", write(tmp_path, {**SPEC, **change})]), needle)
+
+
+def test_missing_input_is_refused(tmp_path):
+    spec = {k: v for k, v in SPEC.items() if k != "input"}
+    assert_error(invoke(["check", write(tmp_path, spec)]), "[input]")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["check", "--certificate", "c.json"], "--certificate"), (["check", "--full"], "--full"),
+    (["check", "--budget", "5"], "--budget"), (["sweep", "--threshold", "1"], "sweep"),
+    (["compose", "--k", "2"], "compose"),
+])
+def test_options_and_commands_that_do_not_apply_are_refused(tmp_path, args, needle):
+    o = invoke([args[0], write(tmp_path, SPEC), *args[1:]])
+    assert_error(o, needle)

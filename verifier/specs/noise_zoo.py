@@ -1,0 +1,100 @@
+"""Check specs of report noisy max and above threshold with discrete Laplace noise.
+
+::
+
+    [input]       coordinates, range (or vectors): the query-answer vectors
+    [neighbours]  relation ("linf", "l1", "pairs" or a predicate), distance
+    [mechanism]   kind = "noisy_max" or "above_threshold"; noise = "discrete_laplace";
+                  scale (the noise on every query); above_threshold also threshold (an
+                  integer), threshold_scale, and optionally compare = ">=" (default) or ">"
+    [query]       epsilon, delta, notions = ["dp"]
+
+Numbers may be exact (``"2"``, ``"3/2"``) or doubles named as such (``{f64 = "…"}``). Only
+``plrv check`` decides these specs, for ``dp``; every other table, key, notion or noise
+(``discrete_gaussian`` has no closed-form sums here) is refused with the key named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gmpy2 import mpq
+
+from verifier.core.epsilon import Epsilon, parse_epsilon
+from verifier.core.errors import SpecError
+from verifier.core.numbers import positive, probability
+from verifier.model.expnoise_zoo import NoisyChoice, above_threshold, noisy_max
+from verifier.notions.dp.neighbours import Relation
+from verifier.specs.keys import MISSING, Table, doubles, list_of, string
+from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
+
+__all__ = ["ChoiceProblem", "read_choice_spec"]
+
+_KEYS = {"noisy_max": {"kind", "noise", "scale"},
+         "above_threshold": {"kind", "noise", "scale", "threshold", "threshold_scale",
+                             "compare"}}
+
+
+@dataclass(frozen=True)
+class ChoiceProblem:
+    """A noisy-max or threshold spec: the mechanism, the relation, the claim, the doubles."""
+
+    path: str | None
+    choice: NoisyChoice
+    relation: Relation
+    epsilon: Epsilon
+    delta: mpq
+    doubles: tuple = ()
+
+
+def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProblem:
+    """Read a ``noisy_max`` / ``above_threshold`` spec (only ``plrv check`` decides it)."""
+    kind = raw["mechanism"]["kind"]
+    if command != "check":
+        raise SpecError(f"plrv {command} does not decide {kind} with discrete Laplace noise; "
+                        f"plrv check does", file=file, key="mechanism.kind", value=kind)
+    for name in raw:
+        if name not in ("input", "neighbours", "mechanism", "query", "kind"):
+            raise SpecError(f"a {kind} spec is decided for dp over [input] vectors and their "
+                            f"[neighbours]; [{name}] is not applied to it: remove it",
+                            file=file, key=f"[{name}]", value=raw[name])
+    mech = Table.of(raw, "mechanism", file, required=True)
+    mech.only(_KEYS[kind], f"kind {kind!r}")
+    noise = mech.string("noise", missing='missing: noise = "discrete_laplace"')
+    if noise != "discrete_laplace":
+        raise mech.fail("noise", f"{kind} is decided with noise = \"discrete_laplace\" (its "
+                                 f"sums have closed forms); {noise!r} is not", noise)
+    scale = mech.rational("scale", check=positive,
+                          missing=f"missing: kind {kind!r} needs scale, the noise's scale")
+    if kind == "noisy_max":
+        choice = noisy_max(scale)
+    else:
+        threshold = mech.integer("threshold", missing=f"missing: kind {kind!r} needs "
+                                                       "threshold, an integer")
+        t_scale = mech.rational("threshold_scale", check=positive,
+                                missing=f"missing: kind {kind!r} needs threshold_scale, the "
+                                        "threshold noise's scale")
+        compare = mech.read("compare", lambda v, k: string(v, k, (">=", ">")), ">=")
+        choice = mech.check("threshold_scale", above_threshold, scale, t_scale, threshold,
+                            compare == ">")
+    inputs = Table.of(raw, "input", file, required=True)
+    inputs.only(INPUT_KEYS)
+    neighbours = Table.of(raw, "neighbours", file)
+    neighbours.only(NEIGHBOURS_KEYS)
+    named = neighbours.raw.get("relation")
+    if isinstance(named, str) and ":" in named:
+        raise neighbours.fail("relation", "a predicate relation runs user code, which a "
+                                          f"{kind} spec does not load: use linf, l1 or pairs",
+                              named)
+    values, _, xs = read_input(inputs)
+    relation = read_relation(neighbours, values, 0, xs, None)
+    query = Table.of(raw, "query", file, required=True)
+    query.only({"epsilon", "delta", "notions"})
+    notions = query.read("notions", lambda v, k: list_of(v, k, string), ["dp"])
+    if notions != ["dp"]:
+        raise query.fail("notions", f'{kind} with discrete Laplace noise is decided for dp: '
+                                    f'write notions = ["dp"]', notions)
+    eps = query.read("epsilon", parse_epsilon, MISSING)
+    delta = query.rational("delta", check=probability)
+    return ChoiceProblem(file, choice, relation, eps, delta, doubles(raw))
