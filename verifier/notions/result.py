@@ -21,7 +21,8 @@ from verifier.core.numbers import Rational, format_rational
 from verifier.notions.loss import Loss, LossKind, LossLaw
 
 __all__ = ["Case", "NotionResult", "Summary", "summarize", "MAX_WITNESS_OUTPUTS", "VACUOUS_NOTE",
-           "witness_text", "results_repr", "results_html"]
+           "witness_text", "witness_items", "show_value", "with_approx", "results_repr",
+           "results_html"]
 
 MAX_WITNESS_OUTPUTS = 100  # a witness lists at most this many outputs (and says how many)
 VACUOUS_NOTE = ("vacuously: the compared values have probability 0 for every target, so no "
@@ -74,7 +75,7 @@ class NotionResult:
             tight ε(δ) = ln(5/2) ≈ 0.91629; witness: databases [0] vs [1], index 0,
             outputs (0,): ln(3); 2 cases)
         """
-        tight_d, tight_e = _with_approx(self.delta), _with_approx(self.epsilon)
+        tight_d, tight_e = with_approx(self.delta), with_approx(self.epsilon)
         relation = "≤" if self.holds else ">"
         which = "worst case" if self.holds else "witness"
         return (f"NotionResult({self.notion} {'holds' if self.holds else 'FAILS'} at "
@@ -213,7 +214,7 @@ def summarize(notion: str, cases: Iterable[Case], eps: Epsilon, delta: mpq,
 _SHOWN_OUTPUTS = 3  # a repr names at most this many outputs of a witness
 
 
-def _with_approx(value: Delta | Epsilon) -> str:
+def with_approx(value: Delta | Epsilon) -> str:
     """The exact value, with a certified decimal after it when it is not a short rational."""
     text = str(value)
     if isinstance(value, Delta) and value.is_rational or isinstance(value, Epsilon) and (
@@ -222,7 +223,7 @@ def _with_approx(value: Delta | Epsilon) -> str:
     return f"{text} ≈ {value.approx()}"
 
 
-def _show(value: object, top: bool = True) -> str:
+def show_value(value: object, top: bool = True) -> str:
     """A witness value as text: rationals as ``3/4``, exact numbers as written, strings
     bare at the top level (a label) and quoted inside a container (an output)."""
     if isinstance(value, Rational):
@@ -230,17 +231,17 @@ def _show(value: object, top: bool = True) -> str:
     if isinstance(value, str):
         return value if top else repr(value)
     if isinstance(value, list):
-        return "[" + ", ".join(_show(v, False) for v in value) + "]"
+        return "[" + ", ".join(show_value(v, False) for v in value) + "]"
     if isinstance(value, tuple):
-        inner = ", ".join(_show(v, False) for v in value)
+        inner = ", ".join(show_value(v, False) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_show(k, False)}: {_show(v, False)}"
+        return "{" + ", ".join(f"{show_value(k, False)}: {show_value(v, False)}"
                                for k, v in value.items()) + "}"
     return str(value)
 
 
-def _witness_items(witness: Mapping[str, object]) -> list[tuple[str, str]]:
+def witness_items(witness: Mapping[str, object]) -> list[tuple[str, str]]:
     """``(name, text)`` per entry of a witness: a compared pair as ``x vs y``, the outputs
     as ``output: loss``, the first few only."""
     items = []
@@ -248,12 +249,12 @@ def _witness_items(witness: Mapping[str, object]) -> list[tuple[str, str]]:
         if key in ("outputs", "outputs_truncated"):
             continue
         if key in ("databases", "inputs") and isinstance(value, list) and len(value) == 2:
-            items.append((key, f"{_show(value[0])} vs {_show(value[1])}"))
+            items.append((key, f"{show_value(value[0])} vs {show_value(value[1])}"))
         else:
-            items.append((key, _show(value)))
+            items.append((key, show_value(value)))
     outputs = witness.get("outputs")
     if isinstance(outputs, list) and outputs:
-        shown = [f"{_show(o, False)}: {loss}" for o, loss in outputs[:_SHOWN_OUTPUTS]]
+        shown = [f"{show_value(o, False)}: {loss}" for o, loss in outputs[:_SHOWN_OUTPUTS]]
         more = len(outputs) - _SHOWN_OUTPUTS
         if more > 0 or witness.get("outputs_truncated"):
             shown.append(f"… {max(more, 0)} more" + (" (list truncated)"
@@ -265,7 +266,7 @@ def _witness_items(witness: Mapping[str, object]) -> list[tuple[str, str]]:
 
 def witness_text(witness: Mapping[str, object]) -> str:
     """A witness in one line: ``databases [0] vs [1], index 0, outputs 0: ln(3)``."""
-    return ", ".join(f"{key} {text}" for key, text in _witness_items(witness)) or "none"
+    return ", ".join(f"{key} {text}" for key, text in witness_items(witness)) or "none"
 
 
 def results_repr(kind: str, results: Mapping[str, NotionResult]) -> str:
@@ -282,11 +283,11 @@ def results_html(results: Mapping[str, NotionResult]) -> str:
     rows = []
     for r in results.values():
         witness = "<br>".join(f"{escape(k)}: <code>{escape(t)}</code>"
-                              for k, t in _witness_items(r.witness))
+                              for k, t in witness_items(r.witness))
         rows.append(
             f"<tr><td>{escape(r.notion)}</td><td><b>{'holds' if r.holds else 'FAILS'}</b></td>"
             f"<td><code>({escape(str(r.query_epsilon))}, "
             f"{escape(format_rational(r.query_delta))})</code></td>"
-            f"<td><code>{escape(_with_approx(r.delta))}</code></td>"
-            f"<td><code>{escape(_with_approx(r.epsilon))}</code></td><td>{witness}</td></tr>")
+            f"<td><code>{escape(with_approx(r.delta))}</code></td>"
+            f"<td><code>{escape(with_approx(r.epsilon))}</code></td><td>{witness}</td></tr>")
     return f"<table>{head}{''.join(rows)}</table>"
