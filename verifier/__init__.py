@@ -36,12 +36,14 @@ __all__ = [
     "mechanism", "randomized_response", "sum_query", "threshold_count",
     # exact noise laws
     "Noisy", "geometric", "noisy_sum", "ExpNoise", "discrete_gaussian", "discrete_laplace",
+    "RatFunc", "NoisyChoice", "noisy_max", "above_threshold",
     # data models and background knowledge
     "DataModel", "explicit", "iid", "independent", "Knowledge", "knowledge", "known_indices",
     "no_knowledge",
     # neighbour relations and classical DP
     "Relation", "add_remove_one", "check_relation", "explicit_pairs", "predicate_relation",
     "replace_one", "vector_relation", "vectors", "check_dp", "NoiseResult", "check_noise_dp",
+    "check_choice_dp",
     # the privacy loss
     "Loss", "PrivacyLoss", "privacy_loss",
     # partial knowledge (APK-DP, PPK-DP, noiseless) and reports
@@ -70,12 +72,15 @@ _MODULES = {
                                  "randomized_response sum_query threshold_count",
     "verifier.model.noise": "Noisy geometric noisy_sum",
     "verifier.model.expnoise": "ExpNoise discrete_gaussian discrete_laplace",
+    "verifier.core.ratfunc": "RatFunc",
+    "verifier.model.expnoise_zoo": "NoisyChoice noisy_max above_threshold",
     "verifier.model.data": "DataModel explicit iid independent",
     "verifier.model.knowledge": "Knowledge knowledge known_indices no_knowledge",
     "verifier.notions.dp.neighbours": "Relation add_remove_one check_relation explicit_pairs "
                                       "predicate_relation replace_one vector_relation vectors",
     "verifier.notions.dp.brute": "check_dp",
     "verifier.notions.dp.noise_check": "NoiseResult check_noise_dp",
+    "verifier.notions.dp.noise_zoo": "check_choice_dp",
     "verifier.notions.loss": "Loss PrivacyLoss privacy_loss",
     "verifier.notions.check": "NOTIONS Analysis Report analyse check_notions check_partial",
     "verifier.notions.result": "NotionResult",
@@ -123,8 +128,10 @@ if TYPE_CHECKING:  # the same names, as the type checker sees them
         VerifierError,
     )
     from verifier.core.numbers import rational
+    from verifier.core.ratfunc import RatFunc
     from verifier.model.data import DataModel, explicit, iid, independent
     from verifier.model.expnoise import ExpNoise, discrete_gaussian, discrete_laplace
+    from verifier.model.expnoise_zoo import NoisyChoice, above_threshold, noisy_max
     from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
     from verifier.model.mechanisms import (
         Mechanism,
@@ -161,6 +168,7 @@ if TYPE_CHECKING:  # the same names, as the type checker sees them
         vectors,
     )
     from verifier.notions.dp.noise_check import NoiseResult, check_noise_dp
+    from verifier.notions.dp.noise_zoo import check_choice_dp
     from verifier.notions.loss import Loss, PrivacyLoss, privacy_loss
     from verifier.notions.partial.reducible import is_theta_reducible, reducibility_witness
     from verifier.notions.renyi.check import (
