@@ -116,8 +116,8 @@ def test_prv_accountant_finding_against_the_closed_form():
 
     c = load_audit_config(EXAMPLES / "prv_accountant.toml")
     rows = run_audit(c.cases, c.file).rows
-    assert [r.case.compose for r in rows] == [26, 27, 50, 100, 1000]
-    assert [r.verdict for r in rows] == ["sound"] + ["unsound"] * 4
+    assert [r.case.compose for r in rows] == [26, 27, 50, 100, 1000, 1, 100]
+    assert [r.verdict for r in rows] == ["sound"] + ["unsound"] * 4 + ["sound", "unsound"]
     mpmath.mp.dps = 80
     d = mpmath.mpf(math.log(3))  # the double handed to the library
     t = mpmath.e ** d / (1 + mpmath.e ** d)
@@ -142,6 +142,24 @@ def test_prv_accountant_pure_dp_one_run_by_hand():
     mpmath.mp.dps = 60
     e = mpmath.e
     truth = mpmath.log(e - mpmath.mpf(0.001) * (1 + e))
+    assert _approx(row.tight_epsilon.lower) <= truth <= _approx(row.tight_epsilon.upper)
+    assert row.verdict == "sound"
+
+
+def test_prv_accountant_approximate_dp_one_run_by_hand():
+    """(ε, δ₀)-DP's dominating pair, one run: δ(ε') = δ₀ + (1 − δ₀)(t − e^ε'(1 − t)) with
+    t = e^ε/(1 + e^ε), so ε(δ) = ln((t − (δ − δ₀)/(1 − δ₀))/(1 − t))."""
+    pytest.importorskip("prv_accountant")
+    import mpmath
+
+    row = _run({"library": "prv_accountant", "constructor": "ApproximateDPMechanism",
+                "args": {"epsilon": {"f64": "1.0"}, "delta": {"f64": "1e-5"}}, "compose": 1,
+                "delta": "1/1000",
+                "options": {"eps_error": {"f64": "0.01"}, "delta_error": {"f64": "1e-7"}}})
+    mpmath.mp.dps = 60
+    t = mpmath.e / (1 + mpmath.e)
+    d0, d = mpmath.mpf(1e-5), mpmath.mpf(0.001)
+    truth = mpmath.log((t - (d - d0) / (1 - d0)) / (1 - t))
     assert _approx(row.tight_epsilon.lower) <= truth <= _approx(row.tight_epsilon.upper)
     assert row.verdict == "sound"
 

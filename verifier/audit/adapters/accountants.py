@@ -14,8 +14,10 @@ accountant is asked at is handed to it as a double, and that double is the claim
   grows with its ε: a smaller ε is a post-processing of a larger one; Kairouz, Oh and
   Viswanath, "The Composition Theorem for Differential Privacy", 2015), and the values are
   enclosures.
-  The claim is the upper end of ``compute_epsilon`` / ``compute_delta``; ``options``:
-  ``eps_error``, ``delta_error`` (required, as the library requires them), ``eps_max``.
+  ``ApproximateDPMechanism(epsilon, delta)`` is the dominating pair of (ε, δ)-DP: mass δ
+  at +∞ and that randomized response scaled by ``1 − δ``, bracketed the same way. The claim
+  is the upper end of ``compute_epsilon`` / ``compute_delta``; ``options``: ``eps_error``,
+  ``delta_error`` (required, as the library requires them), ``eps_max``.
 * **autodp** ``RandresponseMechanism(p)``: binary randomized response with truth ``p`` (the
   double), composed by ``Composition`` (``options.accountant = "rdp"``) or ``ComposeAFA``
   (``"phi"``, the analytical Fourier accountant); the claim is ``get_approxDP(δ)`` or
@@ -122,15 +124,33 @@ def _witness(k: int, p: Dist, q: Dist) -> dict:
 # ------------------------------------------------------------------ prv_accountant
 
 
-def _prv_pure(case: AuditCase) -> AuditRow:
+def _approximate(truth: mpq, delta: mpq) -> tuple[Dist, Dist]:
+    """The dominating pair of (ε, δ)-DP (Kairouz, Oh and Viswanath 2015), truth
+    ``e^ε/(1+e^ε)``: P-only mass δ, then randomized response scaled by ``1 − δ``, Q-only δ."""
+    p: dict[Hashable, object] = {"P only": delta, 0: (1 - delta) * truth,
+                                 1: (1 - delta) * (1 - truth)}
+    q: dict[Hashable, object] = {"Q only": delta, 0: (1 - delta) * (1 - truth),
+                                 1: (1 - delta) * truth}
+    return Dist(p), Dist(q)
+
+
+def _prv(case: AuditCase) -> AuditRow:
+    """PureDPMechanism(eps) or ApproximateDPMechanism(epsilon, delta) (see the module)."""
     import prv_accountant
 
-    case.only(("eps",), ("eps_error", "delta_error", "eps_max"), compose=True, epsilon=True,
+    pure = case.constructor == "PureDPMechanism"
+    keys = ("eps",) if pure else ("epsilon", "delta")
+    case.only(keys, ("eps_error", "delta_error", "eps_max"), compose=True, epsilon=True,
               delta=True)
     notes: list[str] = []
-    d = double_arg(case, "eps", notes)
+    d = double_arg(case, keys[0], notes)
     if d.exact < 0:
-        raise InvalidArgument(f"args.eps = {d} is negative", argument="args.eps", value=d)
+        raise InvalidArgument(f"args.{keys[0]} = {d} is negative", argument=f"args.{keys[0]}",
+                              value=d)
+    dd = F64(0.0) if pure else double_arg(case, "delta", notes)
+    d0 = dd.exact
+    if not 0 <= d0 < 1:
+        raise InvalidArgument(f"args.delta = {d0} is not in [0, 1)", argument="args.delta")
     errors = {}
     for key in ("eps_error", "delta_error"):
         v = option_double(case, key, notes)
@@ -141,16 +161,21 @@ def _prv_pure(case: AuditCase) -> AuditRow:
     eps_max = option_double(case, "eps_max", notes)
     k = _k(case)
     which, at = _query(case, notes)
+
+    def pair(e: mpq) -> tuple[Dist, Dist]:
+        return _rr(e / (1 + e)) if pure else _approximate(e / (1 + e), d0)
+
     if d.exact == 0:
-        c = curve([_rr(mpq(1, 2))], k)
+        c = curve([pair(mpq(1))], k)
     else:
         lo, hi = exp_bounds(d.exact, BRACKET_BITS)
-        c = curve([_rr(lo / (1 + lo)), _rr(hi / (1 + hi))], k)
-        notes.append(f"eps = {d} is a double with e^eps irrational: the law is bracketed by "
-                     f"randomized response at the rationals just below and above e^eps with "
-                     f"{BRACKET_BITS}-bit significands (MPFR, rounded down and up)")
-    acc = quiet(prv_accountant.PRVAccountant,
-                prvs=[prv_accountant.PureDPMechanism(d.double)],
+        c = curve([pair(lo), pair(hi)], k)
+        notes.append(f"{keys[0]} = {d} is a double with e^{keys[0]} irrational: the law is "
+                     f"bracketed by the laws at the rationals just below and above e^{keys[0]}"
+                     f" with {BRACKET_BITS}-bit significands (MPFR, rounded down and up)")
+    prv = (prv_accountant.PureDPMechanism(d.double) if pure else
+           prv_accountant.ApproximateDPMechanism(d.double, dd.double))
+    acc = quiet(prv_accountant.PRVAccountant, prvs=[prv],
                 eps_error=errors["eps_error"], delta_error=errors["delta_error"],
                 max_self_compositions=[k],
                 eps_max=None if eps_max is None else eps_max.double, notes=notes)
@@ -163,10 +188,11 @@ def _prv_pure(case: AuditCase) -> AuditRow:
     notes.append(f"prv_accountant {_version('prv-accountant')}: the claim "
                  f"is the upper bound of compute_{'epsilon' if which == 'delta' else 'delta'}")
     return _run(case, c, notes, which, at, read,
-                {"inputs": [0, 1], "runs": k, "truth": "e^eps/(1+e^eps)"})
+                {"inputs": [0, 1], "runs": k, "truth": f"e^{keys[0]}/(1+e^{keys[0]})"})
 
 
-PRV_ACCOUNTANT = Adapter("prv_accountant", "prv", {"PureDPMechanism": _prv_pure})
+PRV_ACCOUNTANT = Adapter("prv_accountant", "prv", {"PureDPMechanism": _prv,
+                                                   "ApproximateDPMechanism": _prv})
 
 
 # ------------------------------------------------------------------------- autodp
