@@ -112,23 +112,11 @@ def _notion_message(result: Any, what: str, mech: Any, expected_to_hold: bool) -
     return "\n".join(lines)
 
 
-def _noise_message(result: Any, what: str, expected_to_hold: bool, claim: str) -> str:
-    """The failure of a claim on a :class:`~verifier.notions.dp.noise_check.NoiseResult`."""
+def _rows_message(claim: str, holds: bool | None, what: str, described: Any) -> str:
+    """The failure of a claim on a result described by :mod:`verifier.notions.display`."""
     state = {True: "holds, expected not to", False: "does not hold",
-             None: "is undecided"}[result.holds]
-    delta = f"{result.delta} ≈ {result.delta_enclosure.approx()}" if result.delta else \
-        f"≈ {result.delta_enclosure.approx()} (an enclosure: not decided)"
-    if result.epsilon_enclosure is None:
-        epsilon = result.epsilon or "inf"
-    else:
-        approx = result.epsilon_enclosure.approx()
-        epsilon = f"{result.epsilon} ≈ {approx}" if result.epsilon and result.epsilon != \
-            approx else f"≈ {approx}" + ("" if result.epsilon_exact else " (an enclosure)")
-    return "\n".join([f"{claim} {state}: {what}", f"  tight δ at ε: {delta}",
-                      f"  tight ε at δ: {epsilon}",
-                      f"  witness: centres {result.witness[0]} vs {result.witness[1]}",
-                      f"  {result.pairs} pairs"]
-                     + [f"  note: {n}" for n in result.notes])
+             None: "is undecided"}[holds]
+    return "\n".join([f"{claim} {state}: {what}"] + [f"  {k}: {v}" for k, v in described[2]])
 
 
 # ------------------------------------------------------------------------ deciding
@@ -191,7 +179,8 @@ def _verdict(result: Any, expected: bool, what: str, mech: Any, claim: str) -> A
     if result.holds is expected:
         return result
     if isinstance(result, NoiseResult):
-        raise _fail(_noise_message(result, what, expected, claim), result,
+        from verifier.notions.display import noise_described
+        raise _fail(_rows_message(claim, result.holds, what, noise_described(result)), result,
                     result.holds is None)
     raise _fail(_notion_message(result, what, mech, expected), result)
 
@@ -288,13 +277,8 @@ def assert_rdp(mech: Any, relation: Relation, orders: Sequence[int], *, rho: obj
     result = report.results["rdp"]
     if result.holds is True:
         return result
-    lines = [f"(rdp) does not hold: {what}"]
-    for o in result.orders:
-        mark = "≤" if o.holds else ">"
-        witness = ", ".join(f"{k} {t}" for k, t in _items(o.witness))
-        lines.append(f"  D_{o.order} = {o.value} ≈ {o.value.approx()} {mark} claimed {o.bound}"
-                     + ("" if o.holds else f"; witness: {witness}"))
-    raise _fail("\n".join(lines), result)
+    from verifier.notions.display import rdp_described
+    raise _fail(_rows_message("(rdp)", result.holds, what, rdp_described(result)), result)
 
 
 def assert_zcdp(mech: Any, relation: Relation, rho: object, *,
@@ -304,24 +288,15 @@ def assert_zcdp(mech: Any, relation: Relation, rho: object, *,
     closed form gives it, else enclosed by certified branch and bound; an enclosure that
     straddles ``rho`` fails the assertion as undecided."""
     __tracebackhide__ = True
-    from verifier.core.certified import decimal_string
     what = _describe(mech, relation)
     report = _decide(lambda: _renyi(["zcdp"], mech, relation, budget, rho=rho),
                      f"(zcdp, ρ = {rho}) for {what}")
     z = report.results["zcdp"]
     if z.holds is True:
         return z
-    state = "is undecided" if z.holds is None else "does not hold"
-    tight = "inf" if z.infinite else str(z.exact) if z.exact is not None else \
-        f"in [{decimal_string(z.lo, 8)}, {decimal_string(z.hi, 8)}] (enclosure)"
-    witness = ", ".join(f"{k} {t}" for k, t in _items(z.witness))
-    raise _fail(f"(zcdp, ρ = {rho}) {state}: {what}\n  tight ρ* {tight}, attained at {z.at}\n"
-                f"  witness: {witness}\n  found by {z.reason}", z, z.holds is None)
-
-
-def _items(witness: Mapping[str, object]) -> list[tuple[str, str]]:
-    from verifier.notions.result import witness_items
-    return witness_items(witness)
+    from verifier.notions.display import zcdp_described
+    raise _fail(_rows_message(f"(zcdp, ρ = {rho})", z.holds, what, zcdp_described(z)), z,
+                z.holds is None)
 
 
 # ----------------------------------------------------------------- pytest fixtures
