@@ -24,6 +24,14 @@ from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import nonnegative, probability
 from verifier.model.mechanisms import Mechanism
+from verifier.notions.display import (
+    rdp_described,
+    report_html,
+    report_repr,
+    result_html,
+    result_repr,
+    zcdp_described,
+)
 from verifier.notions.dp.neighbours import Relation, relation_cases
 from verifier.notions.renyi.conversions import (
     BUN_STEINKE,
@@ -98,6 +106,12 @@ class RdpResult:
     cases: int
     conversions: tuple[tuple[str, Conversion], ...] = ()  # (what, conversion)
 
+    def __repr__(self) -> str:
+        return result_repr("RdpResult", rdp_described(self))
+
+    def _repr_html_(self) -> str:
+        return result_html(rdp_described(self))
+
 
 @dataclass(frozen=True)
 class ZcdpResult:
@@ -118,6 +132,12 @@ class ZcdpResult:
     conversions: tuple[tuple[str, Conversion], ...] = ()
     reason: str = ""  # how ρ* was found (the reduction or the search)
 
+    def __repr__(self) -> str:
+        return result_repr("ZcdpResult", zcdp_described(self))
+
+    def _repr_html_(self) -> str:
+        return result_html(zcdp_described(self))
+
 
 @dataclass(frozen=True)
 class RenyiReport:
@@ -129,6 +149,12 @@ class RenyiReport:
         """``False`` if a notion fails, ``None`` if one is undecided, else ``True``."""
         verdicts = [r.holds for r in self.results.values()]
         return False if False in verdicts else None if None in verdicts else True
+
+    def __repr__(self) -> str:
+        return report_repr("RenyiReport", self.holds, self.results)
+
+    def _repr_html_(self) -> str:
+        return report_html(self.results)
 
 
 def distinct_pairs(cases: Iterable[Case]) -> tuple[list[tuple[Mapping, Terms | None]], int]:
