@@ -50,6 +50,7 @@ from verifier.notions.composition.exact import (
 )
 from verifier.notions.composition.grid import Grid, GridLoss, parse_grid
 from verifier.notions.composition.polynomial import univariate_terms
+from verifier.notions.display import enclosure_described, result_html, result_repr
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import LossLaw, _denominator_lcm
 from verifier.notions.result import NotionResult
@@ -86,6 +87,12 @@ class CompositionEnclosure:
     cases: int
     enclosed: int
     notion: str = "dp"
+
+    def __repr__(self) -> str:
+        return result_repr("CompositionEnclosure", enclosure_described(self))
+
+    def _repr_html_(self) -> str:
+        return result_html(enclosure_described(self))
 
 
 def _span(ratios: Sequence[mpq]) -> mpq:
