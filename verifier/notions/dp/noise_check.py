@@ -26,6 +26,7 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument, Undecided
 from verifier.core.theta import Series
 from verifier.model.expnoise import ExpNoise
+from verifier.notions.display import noise_described, result_html, result_repr
 from verifier.notions.dp.noise_loss import DeltaForm, PairLoss, pair_loss
 
 __all__ = ["NoiseResult", "centre_pairs", "check_noise_dp", "MAX_PAIRS"]
@@ -51,6 +52,12 @@ class NoiseResult:
     witness: tuple  # the centres (noise on a sum) or the inputs (noisy max, threshold)
     pairs: int
     notes: tuple[str, ...] = field(default=())
+
+    def __repr__(self) -> str:
+        return result_repr("NoiseResult", noise_described(self))
+
+    def _repr_html_(self) -> str:
+        return result_html(noise_described(self))
 
 
 def centre_pairs(values: Sequence[int], records: int, noise: ExpNoise) -> list[tuple[int, int]]:
