@@ -21,6 +21,7 @@ from verifier import (
     check_dp,
     check_partial,
     compose_mechanisms,
+    discrete_laplace,
     iid,
     known_indices,
     parse_epsilon,
@@ -273,3 +274,52 @@ def test_round_trip_and_a_composed_loss():
     law, _ = compose_law(pair_laws([rr] * 3, (1,), (0,)))
     assert law.delta("ln(2)") == mpq(17, 32)
     assert law.epsilon("17/32") == Epsilon.log(2)
+
+
+# ------------------------------------------- the other results: Rényi, noise, enclosures
+
+
+def test_renyi_results_repr():
+    # one record, truth 3/4: S_2 = (3/4)²/(1/4) + (1/4)²/(3/4) = 7/3 and
+    # S_3 = (3/4)³/(1/4)² + (1/4)³/(3/4)² = 61/9, so D_2 = ln(7/3) = 0.8472978…,
+    # D_3 = ln(61/9)/2 = 0.9568246…; claimed ρ = 1/4 bounds them by 1/2 and 3/4
+    from verifier import check_renyi
+    report = check_renyi(randomized_response("3/4", [0, 1]), replace_one([0, 1], 1),
+                         ["rdp", "zcdp"], orders=[2, 3], rho="1/4")
+    text = repr(report)
+    assert text.startswith("RenyiReport(holds=False,\n  RdpResult(rdp FAILS; ")
+    assert "D_2: ln(7/3) ≈ 0.847297 > 1/2; D_3: ln(61/9)/2 ≈ 0.956824 > 3/4; " \
+           "witness: databases [0] vs [1], index 0 (α = 2); cases: 2)" in text
+    # ρ* = sup_α D_α/α: mpmath gives D_α/α = 0.54930 (α = 1.0001), 0.53899 (1.1),
+    # 0.42365 (2), 0.10666 (10), decreasing to the KL divergence (3/4 − 1/4)·ln 3 = ln(3)/2
+    # = 0.5493061… as α → 1
+    assert "ZcdpResult(zcdp FAILS; claimed ρ: 1/4; tight ρ*: ≈ 0.549306 (an enclosure); " \
+           "attained at: α → 1" in text
+    assert "mpq(" not in text
+    html = report._repr_html_()
+    assert html.count("<table>") == 2 and "<b>FAILS</b>" in html
+
+
+def test_noise_result_repr():
+    # discrete Laplace of scale 2 on a sum: shifts by one change masses by at most e^{1/2}
+    from verifier import check_noise_dp, rational
+    r = check_noise_dp(discrete_laplace("2"), [0, 1], 2, parse_epsilon("1/2"), rational(0))
+    assert repr(r) == ("NoiseResult(dp holds; tight δ(ε): 0; tight ε(δ): 1/2 ≈ 0.5; "
+                       "worst case: -1 vs 0; pairs: 2)")
+    assert "<td>tight ε(δ)</td><td><code>1/2 ≈ 0.5</code></td>" in r._repr_html_()
+
+
+def test_enclosure_repr_encloses_the_exact_value():
+    # three runs of randomized response (truth 3/4), one record: ratios 27 (P 27/64, Q 1/64)
+    # and 3 (P 27/64, Q 9/64) exceed e^{1/2}, so δ(1/2) = (54 − 10·e^{1/2})/64 = 0.5861…
+    from verifier import enclose_composition
+    r = enclose_composition([randomized_response("3/4", [0, 1])] * 3, replace_one([0, 1], 1),
+                            "1/2", "1/10", mode="always")
+    text = repr(r)
+    assert text.startswith("CompositionEnclosure(dp FAILS; claim: ε = 1/2, δ = 1/10; "
+                           "tight δ(ε): in [≈ ")
+    lo, hi = (float(x) for x in text.split("tight δ(ε): in [≈ ")[1].split("]")[0]
+              .split(", ≈ "))
+    exact = (54 - 10 * mpmath.exp(mpmath.mpf(1) / 2)) / 64
+    assert lo <= exact <= hi + 1e-6  # the upper end is truncated to six digits
+    assert "(an enclosure)" in text and "grid: ln(" in text
