@@ -103,6 +103,7 @@ COMMANDS: dict[str, Callable[[str], list[str]]] = {
     "prove": lambda p: ["prove", p, "--claim", "ppk <= 0" if "apkdp" in Path(p).read_text()
                         else "dp <= 0", "--json"],
     "reducible": lambda p: ["reducible", p, "--json"],
+    "curve": lambda p: ["curve", p, "--json"],
 }
 
 

@@ -109,8 +109,8 @@ def curve(spec: SpecArg,
 def _load(spec: Path, at: str | None, query: dict, budget: int | None,
           budget_counts: int | None, engine: str | None):
     """The check spec at its point (``--at``; a sample point without it), with the overrides;
-    noise mechanisms and the Rényi notions are refused (no finite curve of δ over ε)."""
-    from verifier.core.errors import InvalidArgument
+    the reader refuses noise mechanisms (infinitely many loss values) and the Rényi notions
+    (:data:`verifier.specs.features.SUPPORTED`)."""
     from verifier.specs.files import read_toml
 
     point = note = None
@@ -119,16 +119,8 @@ def _load(spec: Path, at: str | None, query: dict, budget: int | None,
         from verifier.symbolic.parameters import parse_point
         point = parse_point(at) if at is not None else None
         note = point_note(spec, point)
-    s = load_overridden(spec, budget, budget_counts, engine, point,
+    s = load_overridden(spec, budget, budget_counts, engine, point, command="curve",
                         query={k: v for k, v in query.items() if v is not None})
-    if not hasattr(s, "mechanism"):
-        raise InvalidArgument(f"{spec.name}: plrv curve takes a finite mechanism; discrete "
-                              f"Laplace/Gaussian noise has infinitely many loss values "
-                              f"(plrv check gives its δ at one ε)", argument="SPEC")
-    if s.renyi is not None:
-        raise InvalidArgument(f"{spec.name}: plrv curve draws δ(ε) of (ε, δ) notions; the "
-                              f"Rényi notions rdp and zcdp are checked by plrv check",
-                              argument="SPEC")
     return s, note
 
 

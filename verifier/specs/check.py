@@ -60,7 +60,7 @@ _TABLES = {
     "input": INPUT_KEYS,
     "neighbours": NEIGHBOURS_KEYS,
 }
-COMMANDS = ("check", "sweep", "family")  # the commands that read this kind of spec
+COMMANDS = ("check", "sweep", "family", "curve")  # the commands that read this kind of spec
 
 
 Spec = CheckProblem  # the public name of a parsed check spec (verifier.Spec)
@@ -81,7 +81,7 @@ def load_spec(path: str | Path, command: str = "check", at: Mapping | None = Non
         raw = {**raw, "query": {**table, **query}}
     if is_noise_spec(raw):
         return read_noise_spec(raw, str(path), command)  # type: ignore[return-value]
-    if "parameters" in raw and command == "check":
+    if "parameters" in raw and command in ("check", "curve"):
         return spec_at(raw, file=str(path), search_dir=Path(path).resolve().parent, at=at)
     return parse_spec(raw, file=str(path), search_dir=Path(path).resolve().parent,
                       command=command)

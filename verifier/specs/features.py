@@ -67,6 +67,8 @@ SUPPORTED: dict[str, frozenset[str]] = {
     # Definition 59 compares the attackers' conditional laws over every pair of values:
     # it reads no relation of DP and no restriction of the compared pairs
     "reducible": _ALL - _DP - {"attacker.pairs", "query.rho"},
+    # δ(ε) of the (ε, δ) notions; [parameters] only at a point (--at)
+    "curve": _ALL - {"query.rho"},
 }
 
 _WHY = {
@@ -76,6 +78,7 @@ _WHY = {
     "prove": "plrv prove decides (ε, δ) claims",
     "sweep": "plrv sweep reads a concrete spec",
     "check": "",
+    "curve": "plrv curve draws δ(ε) of the (ε, δ) notions",
 }
 
 
