@@ -17,9 +17,12 @@ from verifier import (
     discrete_laplace,
     iid,
     known_indices,
+    noisy_max,
     randomized_response,
     replace_one,
     threshold_count,
+    vector_relation,
+    vectors,
 )
 from verifier.testing import (
     PrivacyAssertionError,
@@ -105,6 +108,18 @@ def test_a_noise_law_on_a_sum():
     assert "  tight ε(δ): 1/2 ≈ 0.5" in str(info.value).splitlines()
     with pytest.raises(InvalidArgument, match="replace-one, not 'add-remove-one'"):
         assert_dp(discrete_laplace("2"), add_remove_one(BITS, 2), "1/2")
+
+
+def test_a_noisy_choice_over_query_vectors():
+    # report noisy max, discrete Laplace of scale 2 on two queries of ℓ∞ sensitivity 1:
+    # 2/b = 1 suffices (Dwork and Roth 2014, "The Algorithmic Foundations of Differential
+    # Privacy", §3.3), and at ε = 0 the released index must not depend on the input
+    relation = vector_relation("linf", 1, vectors(2, 0, 1))
+    assert assert_dp(noisy_max("2"), relation, "1").holds is True
+    with pytest.raises(PrivacyAssertionError) as info:
+        assert_dp(noisy_max("2"), relation, "0")
+    assert str(info.value).startswith("(dp at ε = 0, δ = 0) does not hold: noisy_max(")
+    assert_not_dp(noisy_max("2"), relation, "0")
 
 
 def test_partial_knowledge():

@@ -9,8 +9,9 @@ the assertion as *undecided*, never passes it. A kept claim returns the result, 
 checks.
 
 * :func:`assert_dp` / :func:`assert_not_dp` — (ε, δ)-DP under a neighbour relation, of one
-  mechanism, of the independent composition of a list of mechanisms, or of ``sum + noise``
-  for an exact noise law (:func:`~verifier.model.expnoise.discrete_laplace`, replace-one);
+  mechanism, of the independent composition of a list of mechanisms, of ``sum + noise``
+  for an exact noise law (:func:`~verifier.model.expnoise.discrete_laplace`, replace-one),
+  or of report noisy max / above threshold;
 * :func:`assert_apkdp`, :func:`assert_ppkdp` — privacy against attackers with partial
   knowledge (seed 003: Desfontaines, Mohammadi, Krahmer and Basin, "Differential privacy
   with partial knowledge", 2019/2020, Definitions 6 and 7) for data models Θ;
@@ -143,8 +144,11 @@ def _mechanism(mech: Any) -> Mechanism:
 
 def _describe(mech: Any, relation: Relation) -> str:
     from verifier.model.expnoise import ExpNoise
+    from verifier.model.expnoise_zoo import NoisyChoice
     if isinstance(mech, ExpNoise):
         return f"sum + {mech.describe()} under {relation.describe()}"
+    if isinstance(mech, NoisyChoice):
+        return f"{mech.describe()} under {relation.describe()}"
     if isinstance(mech, (list, tuple)):
         parts = ", ".join(_mechanism(m).describe() for m in mech)
         return f"the composition of {parts} under {relation.describe()}"
@@ -157,9 +161,14 @@ def _dp(mech: Any, relation: Relation, epsilon: object, delta: object,
     from verifier.core.errors import InvalidArgument
     from verifier.core.numbers import probability
     from verifier.model.expnoise import ExpNoise
+    from verifier.model.expnoise_zoo import NoisyChoice
     from verifier.notions.composition.exact import compose_mechanisms
     from verifier.notions.dp.neighbours import check_relation
     from verifier.notions.dp.noise_check import check_noise_dp
+    from verifier.notions.dp.noise_zoo import check_choice_dp
+    if isinstance(mech, NoisyChoice):
+        return check_choice_dp(mech, relation, parse_epsilon(epsilon),
+                               probability(delta, "delta"), budget)
     if isinstance(mech, ExpNoise):
         if relation.name != "replace-one":
             raise InvalidArgument(f"a noise law is checked as sum + noise under replace-one, "
@@ -189,7 +198,8 @@ def _dp_assertion(mech: Any, relation: Relation, epsilon: object, delta: object,
                   budget: Budget | None, engine: str, expected: bool) -> Any:
     __tracebackhide__ = True
     from verifier.model.expnoise import ExpNoise
-    if not isinstance(mech, (list, tuple, ExpNoise)):
+    from verifier.model.expnoise_zoo import NoisyChoice
+    if not isinstance(mech, (list, tuple, ExpNoise, NoisyChoice)):
         mech = _mechanism(mech)
     what = _describe(mech, relation)
     claim = f"(dp at ε = {epsilon}, δ = {delta})"
@@ -205,7 +215,9 @@ def assert_dp(mech: Any, relation: Relation, epsilon: object, delta: object = "0
 
     ``mech`` is a :class:`~verifier.model.mechanisms.Mechanism` (or a function of the
     database, wrapped by :func:`~verifier.model.mechanisms.mechanism`), a list of them (their
-    independent composition) or an exact noise law (``sum(records) + noise``, replace-one).
+    independent composition), an exact noise law (``sum(records) + noise``, replace-one) or
+    a noisy choice over query vectors (:func:`~verifier.model.expnoise_zoo.noisy_max`,
+    :func:`~verifier.model.expnoise_zoo.above_threshold`, under a vector relation).
     Returns the result; raises :class:`PrivacyAssertionError` when the claim fails or is
     undecided."""
     __tracebackhide__ = True
