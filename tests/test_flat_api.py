@@ -142,6 +142,17 @@ def test_float_of_delta_is_the_nearest_double():
     assert float(Delta.make(mpq(3, 4), mpq(1, 4), parse_epsilon("ln(2)"))) == 0.25
 
 
+def test_the_float_approximation_never_enters_an_exact_path():
+    irrational = Delta.make(mpq(3, 4), mpq(1, 4), parse_epsilon("1/2"))
+    for value in (irrational, parse_epsilon("ln(3)")):
+        with pytest.raises(TypeError):
+            mpq(value)
+        with pytest.raises(TypeError):
+            Fraction(value)
+        with pytest.raises(InvalidNumber, match="is not a number"):
+            verifier.rational(value)
+
+
 def test_float_is_never_taken_as_a_number():
     with pytest.raises(InvalidNumber, match="float"):
         rr_loss().delta(0.5)
