@@ -20,7 +20,7 @@ from verifier.notions.dp.neighbours import replace_one, vector_relation, vectors
 
 def test_missing_extra_names_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "dp_accounting", None)  # import raises ImportError
-    with pytest.raises(MissingExtra, match=r"plrv\[accounting\]"):
+    with pytest.raises(MissingExtra, match=r"pip install -e '\.\[accounting\]'"):
         accounting.dp_accounting()
 
 

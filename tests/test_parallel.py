@@ -201,7 +201,8 @@ def test_dp_pairs_sharded_in_process_equal_serial(tmp_path):
 
 def test_missing_dask_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
-    with pytest.raises(VerifierError, match=r"plrv\[distributed\]"), executor_for(workers=2):
+    with pytest.raises(VerifierError, match=r"pip install -e '\.\[distributed\]'"), \
+            executor_for(workers=2):
         pass
 
 

@@ -24,6 +24,8 @@ def validator(name: str) -> Draft202012Validator:
 
 
 def kind(raw: dict) -> str:
+    if "case" in raw:
+        return "audit-spec"
     return "pso-spec" if "universe" in raw else "guess-spec" if "domain" in raw else "check-spec"
 
 
@@ -101,3 +103,12 @@ def test_the_spec_schema_takes_one_kind_of_input_and_a_mechanism_or_steps():
 ], ids=["adaptive", "k-fold-with-accountant", "enclosure"])
 def test_compose_json_matches_its_schema(args):
     validator("compose-output").validate(_json(args))
+
+
+def test_an_audit_config_with_an_unknown_key_or_a_float_is_refused_by_the_schema():
+    raw = tomllib.loads((EXAMPLES / "audit" / "prv_accountant.toml").read_text(encoding="utf-8"))
+    assert validator("audit-spec").is_valid(raw)
+    bad = {"case": [dict(raw["case"][0], colour="red")]}
+    assert not validator("audit-spec").is_valid(bad)
+    bad = {"case": [dict(raw["case"][0], delta=0.001)]}
+    assert not validator("audit-spec").is_valid(bad)

@@ -151,8 +151,7 @@ def _backgrounds(c: Console, report) -> None:
                 f": the passive attacker is defeated (δ = {show_delta(ppk.delta)}), the active "
                 f"one is not (δ = {show_delta(apk.delta)})." if ppk.holds else ".")))
         elif apk.delta == ppk.delta:
-            c.print("APK and PPK give the same δ at the claimed ε (they may differ at other ε): "
-                    "here the active attacker gains nothing.")
+            c.print("APK and PPK coincide at the claimed ε: the active attacker gains nothing.")
 
 
 def print_sweep(report, c: Console | None = None) -> None:
