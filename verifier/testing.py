@@ -13,8 +13,8 @@ checks.
   for an exact noise law (:func:`~verifier.model.expnoise.discrete_laplace`, replace-one),
   or of report noisy max / above threshold;
 * :func:`assert_apkdp`, :func:`assert_ppkdp` — privacy against attackers with partial
-  knowledge (seed 003: Desfontaines, Mohammadi, Krahmer and Basin, "Differential privacy
-  with partial knowledge", 2019/2020, Definitions 6 and 7) for data models Θ;
+  knowledge (seed 003: Desfontaines, Krahmer and Mohammadi, "Passive and active
+  attackers in noiseless privacy", 2019, Definitions 6 and 7) for data models Θ;
 * :func:`assert_rdp`, :func:`assert_zcdp` — Rényi DP at integer orders and ρ-zCDP.
 
 Installed with plrv, pytest loads this module as the plugin ``plrv`` (entry point
@@ -296,7 +296,8 @@ def assert_rdp(mech: Any, relation: Relation, orders: Sequence[int], *, rho: obj
 def assert_zcdp(mech: Any, relation: Relation, rho: object, *,
                 budget: Budget | None = None) -> Any:
     """Assert ρ-zCDP: ``D_α(P_x‖P_y) ≤ ρ·α`` for every real ``α > 1`` and ``x ~ y`` (Bun and
-    Steinke, "Concentrated Differential Privacy", 2016). The tight ρ* is exact where a
+    Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
+    Bounds", 2016). The tight ρ* is exact where a
     closed form gives it, else enclosed by certified branch and bound; an enclosure that
     straddles ``rho`` fails the assertion as undecided."""
     __tracebackhide__ = True
