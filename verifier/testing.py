@@ -297,9 +297,9 @@ def assert_zcdp(mech: Any, relation: Relation, rho: object, *,
                 budget: Budget | None = None) -> Any:
     """Assert ρ-zCDP: ``D_α(P_x‖P_y) ≤ ρ·α`` for every real ``α > 1`` and ``x ~ y`` (Bun and
     Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and Lower
-    Bounds", 2016). The tight ρ* is exact where a
-    closed form gives it, else enclosed by certified branch and bound; an enclosure that
-    straddles ``rho`` fails the assertion as undecided."""
+    Bounds", 2016). The tight ρ* is exact where a closed form gives it, else enclosed by
+    certified branch and bound; an enclosure that straddles ``rho`` fails the assertion as
+    undecided."""
     __tracebackhide__ = True
     what = _describe(mech, relation)
     report = _decide(lambda: _renyi(["zcdp"], mech, relation, budget, rho=rho),
