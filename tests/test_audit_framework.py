@@ -125,6 +125,16 @@ def test_judge_negative_nan_and_vacuous_claims():
     assert judge(case, F64(0.0), mpq(1), c, {}).verdict == "sound"
 
 
+def test_a_negative_epsilon_fails_only_where_no_mechanism_can_meet_it():
+    """(ε, δ) with ε < 0 asks 1 ≤ e^ε + δ of the whole output set: with ε = −1/2,
+    1 − e^{−1/2} ≈ 0.393469, so δ = 39/100 is impossible (unsound) and δ = 1/2 is not
+    excluded by that alone (unknown, never sound)."""
+    case = _read(CASE)
+    c = curve([_rr(mpq(3, 4))], 1)
+    assert judge(case, F64(-0.5), mpq(39, 100), c, {}).verdict == "unsound"
+    assert judge(case, F64(-0.5), mpq(1, 2), c, {}).verdict == "unknown"
+
+
 def test_judge_on_a_bracket_decides_only_outside_it():
     """Laws at truths 2/3 and 3/4 bracket a truth between them: at k = 1 and δ = 0 the tight
     ε lies in [ln 2, ln 3]; a claim inside the bracket is unknown, never sound."""

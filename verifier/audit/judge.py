@@ -15,8 +15,10 @@ curve is monotone in the parameter) — the verdict is ``sound`` only if the upp
 the claim and ``unsound`` only if the lower one fails it; the tight values are
 :class:`~verifier.audit.case.Enclosure`\\ s.
 
-A claimed ε or δ that is negative is not a privacy guarantee at all: ``unsound``, with that
-reason. A NaN is ``unknown``. An infinite ε or a δ ≥ 1 is vacuous, hence ``sound``.
+A claimed δ that is negative never holds: ``unsound``. A negative ε holds for no mechanism
+when ``e^ε < 1 − δ`` (the whole output set is an event): ``unsound`` then, decided by a
+certified bound, and ``unknown`` otherwise. A NaN is ``unknown``. An infinite ε or a δ ≥ 1
+is vacuous, hence ``sound``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from gmpy2 import mpq
 from verifier.audit.case import AuditCase, AuditRow, Enclosure, Value
 from verifier.core.binary64 import F64
 from verifier.core.budget import Budget
-from verifier.core.certified import log_bounds
+from verifier.core.certified import exp_bounds, log_bounds
 from verifier.core.distribution import Dist
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import Undecided
@@ -136,6 +138,23 @@ def _delta(claim: Claim) -> tuple[mpq | None, str | None]:
     return exact, None
 
 
+def _negative(claim_epsilon: Claim, delta: mpq | None, why_d: str | None) -> str:
+    """The verdict on a claim with a negative ε or δ. A negative δ never holds (every tight
+    δ is ≥ 0). A negative ε holds only if ``1 ≤ e^ε + δ`` (the whole output set is an event:
+    ``1 ≤ e^ε·1 + δ``), so it fails for every mechanism when ``e^ε < 1 − δ`` — decided with a
+    certified upper bound on ``e^ε``; otherwise the verdict is left unknown."""
+    if why_d is not None and "negative" in why_d:
+        return "unsound"
+    if delta is None:
+        return "unknown"
+    x = claim_epsilon.exact if isinstance(claim_epsilon, F64) else None
+    if x is None and isinstance(claim_epsilon, float) and math.isfinite(claim_epsilon):
+        x = mpq(claim_epsilon)
+    if x is None:
+        return "unknown"
+    return "unsound" if exp_bounds(x, 128)[1] < 1 - delta else "unknown"
+
+
 def judge(case: AuditCase, claim_epsilon: Claim, claim_delta: Claim, c: Curve,
           witness: Mapping[str, object], notes: Sequence[str] = ()) -> AuditRow:
     """The row of a claim against the curve (see the module for the rule)."""
@@ -159,7 +178,7 @@ def judge(case: AuditCase, claim_epsilon: Claim, claim_delta: Claim, c: Curve,
         extra.append(f"the library returned a non-finite value: ε = {claim_epsilon!r}, "
                      f"δ = {claim_delta!r}")
     if negative:
-        verdict = "unsound"
+        verdict = _negative(claim_epsilon, delta, why_d)
         extra.extend(negative)
     elif reasons:
         verdict = "unknown"
