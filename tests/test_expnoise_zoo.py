@@ -8,7 +8,9 @@ Independent references:
   over the same patterns) at several rational ``α`` standing for ``β``;
 * mpmath at 60 digits, summing the noise directly over a window ±W with ``γ^W < e^{−100}``
   (the mass beyond it): every law, the tight ε at δ = 0 and the tight δ at ε;
-* the literature's verdicts (Dwork and Roth 2014, §3.3; Lyu, Su and Li 2017).
+* the literature's verdicts (Dwork and Roth 2014, §3.3; Lyu, Su and Li 2017);
+* noise on each coordinate: δ summed directly over a window of output vectors, and the
+  loss law of three coordinates by hand.
 """
 
 from __future__ import annotations
@@ -34,13 +36,14 @@ from verifier import f64
 from verifier.core import ratfunc
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.ratfunc import RatFunc, beta_sign, gap_sign
+from verifier.model.expnoise_vector import coordinate_laplace
 from verifier.model.expnoise_zoo import (
     above_threshold,
     first_above_law,
     noisy_max,
     noisy_max_law,
 )
-from verifier.notions.dp.neighbours import vector_relation, vectors
+from verifier.notions.dp.neighbours import explicit_pairs, vector_relation, vectors
 from verifier.notions.dp.noise_zoo import check_choice_dp
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -393,3 +396,82 @@ def test_missing_input_is_refused(tmp_path):
 def test_options_and_commands_that_do_not_apply_are_refused(tmp_path, args, needle):
     o = invoke([args[0], write(tmp_path, SPEC), *args[1:]])
     assert_error(o, needle)
+
+
+# ------------------------------------------------------------------ noise on each coordinate
+
+def mp_product_delta(x, y, scale, eps):
+    """``Σ_o max(0, P(o) − e^ε·Q(o))`` over a window of output vectors, summed directly."""
+    beta = mpmath.exp(-1 / mp(mpq(scale)))
+    z = Noise(beta)
+    total = mpmath.mpf(0)
+    lo, hi = min(x + y) - z.w, max(x + y) + z.w
+    e = mpmath.exp(eps)
+    for o in product(range(lo, hi + 1), repeat=len(x)):
+        p = q = mpmath.mpf(1)
+        for oi, xi, yi in zip(o, x, y, strict=True):
+            p *= z.eq(xi, oi)
+            q *= z.eq(yi, oi)
+        total += max(mpmath.mpf(0), p - e * q)
+    return total
+
+
+@pytest.mark.parametrize("pair, eps", [(((0, 0), (1, 1)), "1/2"), (((0, 0), (1, 0)), "1/3"),
+                                        (((0, 1), (2, 0)), "1"), (((0, 1), (2, 0)), "ln(2)")])
+def test_noise_on_each_coordinate_against_direct_summation(pair, eps):
+    m = coordinate_laplace(1)
+    rel = explicit_pairs([pair])
+    r = check_choice_dp(m, rel, parse_epsilon(eps), mpq(0))
+    e = parse_epsilon(eps)
+    nats = mp(e.nats) if e.nats is not None else mpmath.log(mp(e.base))
+    ref = max(mp_product_delta(pair[0], pair[1], 1, nats),
+              mp_product_delta(pair[1], pair[0], 1, nats))
+    lo, hi = r.delta_enclosure.enclose(128)
+    assert mp(lo) - TOL <= ref <= mp(hi) + TOL and ref > 0
+    assert r.holds is False and r.delta_exact
+
+
+def test_noise_on_each_coordinate_in_closed_form():
+    """Three coordinates, each centre moved by 1: the loss is ±t per coordinate (P[+t] =
+    1/(1+β)), so the tight ε at δ = 0 is 3t = 3/scale, and for 2t ≤ ε < 3t only the loss 3t
+    exceeds ε: δ = (1 − e^{ε−3t})/(1+β)³."""
+    scale = f64(2 / 0.6931471805599453)
+    m = coordinate_laplace(scale)
+    t = m.rate
+    r = check_choice_dp(m, LINF3, Epsilon.of_nats(1), mpq(0))
+    assert r.holds is False and r.epsilon_value == Epsilon.of_nats(3 * t)
+    beta = mpmath.exp(-mp(t))
+    closed = (1 - mpmath.exp(1 - 3 * mp(t))) / (1 + beta) ** 3
+    lo, hi = r.delta_enclosure.enclose(256)
+    assert mp(lo) - TOL <= closed <= mp(hi) + TOL
+    assert check_choice_dp(m, LINF3, Epsilon.of_nats(3 * t), mpq(0)).holds is True
+    law_p, law_q = m.pair_law((0, 0, 0), (1, 1, 1))
+    b = RatFunc.beta()
+    assert law_p == {3: 1 / (1 + b) ** 3, 1: 3 * b / (1 + b) ** 3, -1: 3 * b * b / (1 + b) ** 3,
+                     -3: b ** 3 / (1 + b) ** 3}
+    assert all(law_q[k] == law_p[k] * b ** k for k in law_p)
+
+
+COORD = {**SPEC, "mechanism": {"kind": "discrete_laplace", "scale": "2"},
+         "query": {"epsilon": "1", "delta": "0", "notions": ["dp"]}}
+
+
+def test_coordinate_spec_exit_codes(tmp_path):
+    assert_verdict(invoke(["check", write(tmp_path, COORD)]), 0)  # tight ε = 2/2 = 1
+    fails = {**COORD, "query": {**COORD["query"], "epsilon": "99/100"}}
+    o = invoke(["check", write(tmp_path, fails, "f.toml"), "--json"])
+    assert_verdict(o, 1)
+    jsonschema.validate(json.loads(o.stdout), SCHEMA)
+    assert_verdict(invoke(["check", str(ROOT / "examples" / "coordinate_laplace.toml")]), 1)
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"mechanism": {"kind": "discrete_gaussian", "sigma": "1"}}, "[input]"),
+    ({"mechanism": {"kind": "discrete_laplace", "scale": "2", "lo": 0}}, "mechanism.lo"),
+    ({"mechanism": {"kind": "discrete_laplace", "scale": "2", "noise": "x"}},
+     "mechanism.noise"),
+    ({"mechanism": {"kind": "discrete_laplace"}}, "mechanism.scale"),
+    ({"data": {"records": 2, "values": [0, 1]}}, "[data]"),
+])
+def test_hostile_coordinate_specs_exit_2(tmp_path, change, needle):
+    assert_error(invoke(["check", write(tmp_path, {**COORD, **change})]), needle)

@@ -11,8 +11,10 @@
 
 Numbers may be exact (``"3/2"``) or doubles named as such (``{f64 = "0x1.71547652b82fep+0"}``).
 Only ``plrv check`` decides these specs, under replace-one neighbours; every other
-table (an attacker, a data model, ``[input]``, ``[neighbours]``, ``[limits]``) is refused,
-never ignored.
+table (an attacker, a data model, ``[neighbours]``, ``[limits]``) is refused, never ignored.
+With ``[input]`` instead of ``[data]`` the noise is added to each coordinate of the vectors, and
+``kind = "noisy_max"`` / ``"above_threshold"`` are the testing literature's patterns over them
+(:mod:`verifier.specs.noise_zoo`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from verifier.model.expnoise_zoo import ZOO_KINDS
 from verifier.notions.renyi.check import RenyiClaim
 from verifier.specs.files import check_kind
 from verifier.specs.keys import MISSING, Table, doubles, integer_value
-from verifier.specs.noise_zoo import ChoiceProblem, read_choice_spec
+from verifier.specs.noise_zoo import ChoiceProblem, read_choice_spec, read_coordinate_spec
 from verifier.specs.renyi import RENYI_KEYS, read_notions, read_renyi
 
 __all__ = ["NoiseProblem", "is_noise_spec", "read_noise_spec"]
@@ -65,6 +67,8 @@ def read_noise_spec(raw: Mapping, file: str | None, command: str
     kind = raw["mechanism"]["kind"]
     if kind in ZOO_KINDS:
         return read_choice_spec(raw, file, command)
+    if "input" in raw:  # noise on each coordinate of the [input] vectors
+        return read_coordinate_spec(raw, file, command)
     if command != "check":
         raise SpecError(f"plrv {command} does not decide {kind} noise; plrv check does",
                         file=file, key="mechanism.kind", value=kind)

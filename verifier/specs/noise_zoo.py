@@ -1,17 +1,21 @@
-"""Check specs of report noisy max and above threshold with discrete Laplace noise.
+"""Check specs of discrete Laplace noise over ``[input]`` vectors: report noisy max, above
+threshold, and noise added to each coordinate.
 
 ::
 
     [input]       coordinates, range (or vectors): the query-answer vectors
-    [neighbours]  relation ("linf", "l1", "pairs" or a predicate), distance
+    [neighbours]  relation ("linf", "l1" or "pairs"), distance
     [mechanism]   kind = "noisy_max" or "above_threshold"; noise = "discrete_laplace";
                   scale (the noise on every query); above_threshold also threshold (an
-                  integer), threshold_scale, and optionally compare = ">=" (default) or ">"
+                  integer), threshold_scale, and optionally compare = ">=" (default) or ">";
+                  or kind = "discrete_laplace" with scale: the vector plus noise on each
+                  coordinate (no clamp)
     [query]       epsilon, delta, notions = ["dp"]
 
 Numbers may be exact (``"2"``, ``"3/2"``) or doubles named as such (``{f64 = "…"}``). Only
 ``plrv check`` decides these specs, for ``dp``; every other table, key, notion or noise
-(``discrete_gaussian`` has no closed-form sums here) is refused with the key named.
+(``discrete_gaussian`` has no closed-form sums here, nor a finite loss law on a vector) is
+refused with the key named.
 """
 
 from __future__ import annotations
@@ -24,12 +28,13 @@ from gmpy2 import mpq
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import SpecError
 from verifier.core.numbers import positive, probability
+from verifier.model.expnoise_vector import CoordinateNoise, coordinate_laplace
 from verifier.model.expnoise_zoo import NoisyChoice, above_threshold, noisy_max
 from verifier.notions.dp.neighbours import Relation
 from verifier.specs.keys import MISSING, Table, doubles, list_of, string
 from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 
-__all__ = ["ChoiceProblem", "read_choice_spec"]
+__all__ = ["ChoiceProblem", "read_choice_spec", "read_coordinate_spec"]
 
 _KEYS = {"noisy_max": {"kind", "noise", "scale"},
          "above_threshold": {"kind", "noise", "scale", "threshold", "threshold_scale",
@@ -38,10 +43,11 @@ _KEYS = {"noisy_max": {"kind", "noise", "scale"},
 
 @dataclass(frozen=True)
 class ChoiceProblem:
-    """A noisy-max or threshold spec: the mechanism, the relation, the claim, the doubles."""
+    """A noisy-max, threshold or per-coordinate noise spec: the mechanism, the relation, the
+    claim, the doubles."""
 
     path: str | None
-    choice: NoisyChoice
+    choice: NoisyChoice | CoordinateNoise
     relation: Relation
     epsilon: Epsilon
     delta: mpq
@@ -54,11 +60,7 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
     if command != "check":
         raise SpecError(f"plrv {command} does not decide {kind} with discrete Laplace noise; "
                         f"plrv check does", file=file, key="mechanism.kind", value=kind)
-    for name in raw:
-        if name not in ("input", "neighbours", "mechanism", "query", "kind"):
-            raise SpecError(f"a {kind} spec is decided for dp over [input] vectors and their "
-                            f"[neighbours]; [{name}] is not applied to it: remove it",
-                            file=file, key=f"[{name}]", value=raw[name])
+    _tables(raw, file, kind)
     mech = Table.of(raw, "mechanism", file, required=True)
     mech.only(_KEYS[kind], f"kind {kind!r}")
     noise = mech.string("noise", missing='missing: noise = "discrete_laplace"')
@@ -78,6 +80,42 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
         compare = mech.read("compare", lambda v, k: string(v, k, (">=", ">")), ">=")
         choice = mech.check("threshold_scale", above_threshold, scale, t_scale, threshold,
                             compare == ">")
+    return _problem(raw, file, kind, choice)
+
+
+def read_coordinate_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProblem:
+    """Read a spec of discrete Laplace noise on each coordinate of ``[input]`` vectors."""
+    kind = raw["mechanism"]["kind"]
+    if command != "check":
+        raise SpecError(f"plrv {command} does not decide {kind} noise; plrv check does",
+                        file=file, key="mechanism.kind", value=kind)
+    _tables(raw, file, kind)
+    mech = Table.of(raw, "mechanism", file, required=True)
+    if kind != "discrete_laplace":
+        raise SpecError(f"{kind} noise on each coordinate of [input] vectors is not decided "
+                        f"(its privacy loss takes infinitely many values on a vector); noise on "
+                        f"the sum of [data] records is", file=file, key="[input]",
+                        value=raw["input"])
+    for key in mech.given("lo", "hi"):
+        raise mech.fail(key, "noise on each coordinate of [input] vectors is decided without "
+                             "a clamp: remove lo and hi", mech.raw[key])
+    mech.only({"kind", "scale"}, f"kind {kind!r} over [input] vectors")
+    scale = mech.rational("scale", check=positive, missing=f"missing: kind {kind!r} needs "
+                                                           "scale, the noise's scale")
+    return _problem(raw, file, kind, coordinate_laplace(scale))
+
+
+def _tables(raw: Mapping, file: str | None, kind: str) -> None:
+    for name in raw:
+        if name not in ("input", "neighbours", "mechanism", "query", "kind"):
+            raise SpecError(f"a {kind} spec over [input] vectors is decided for dp under their "
+                            f"[neighbours]; [{name}] is not applied to it: remove it",
+                            file=file, key=f"[{name}]", value=raw[name])
+
+
+def _problem(raw: Mapping, file: str | None, kind: str,
+             choice: NoisyChoice | CoordinateNoise) -> ChoiceProblem:
+    """The relation over the ``[input]`` vectors and the claim of ``[query]``."""
     inputs = Table.of(raw, "input", file, required=True)
     inputs.only(INPUT_KEYS)
     neighbours = Table.of(raw, "neighbours", file)
@@ -93,8 +131,8 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
     query.only({"epsilon", "delta", "notions"})
     notions = query.read("notions", lambda v, k: list_of(v, k, string), ["dp"])
     if notions != ["dp"]:
-        raise query.fail("notions", f'{kind} with discrete Laplace noise is decided for dp: '
-                                    f'write notions = ["dp"]', notions)
+        raise query.fail("notions", f'{choice.describe()} over [input] vectors is decided for '
+                                    f'dp: write notions = ["dp"]', notions)
     eps = query.read("epsilon", parse_epsilon, MISSING)
     delta = query.rational("delta", check=probability)
     return ChoiceProblem(file, choice, relation, eps, delta, doubles(raw))

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cmp_to_key
+from typing import Any
 
 from flint import fmpq, fmpq_poly
 from gmpy2 import mpq
@@ -40,7 +41,9 @@ from verifier.core.errors import Undecided
 from verifier.core.expsum import ExpSum
 from verifier.core.ratfunc import RatFunc, beta_sign, gap_sign, poly_expsum
 from verifier.core.theta import Series
+from verifier.model.expnoise_vector import CoordinateNoise
 from verifier.model.expnoise_zoo import NoisyChoice
+from verifier.model.noise import Coef
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.dp.noise_check import NoiseResult
 from verifier.notions.dp.noise_loss import DeltaForm
@@ -89,6 +92,13 @@ class _Gap:
         return (self.u * other.w - other.u * self.w, self.v * other.w - other.v * self.w)
 
     def form(self, eps: Epsilon, t: mpq) -> DeltaForm:
+        """The exact δ, its common polynomial factor cancelled (it is positive at β: the
+        denominator is)."""
+        g = self.w.gcd(self.u).gcd(self.v)
+        if beta_sign(g, t) < 0:
+            g = -g
+        if not g.is_one():
+            return _Gap(self.u // g, self.v // g, self.w // g).form(eps, t)
         u, v = poly_expsum(self.u, t), poly_expsum(self.v, t)
         ev = v * eps.base if eps.base is not None else \
             v.shift(eps.nats) if eps.nats is not None else ExpSum()
@@ -215,25 +225,42 @@ def _worst_ratio(ratios: list[RatFunc | None], t: mpq) -> int:
     return best
 
 
-def _law(mech: NoisyChoice, x: tuple, t: mpq) -> CommonLaw:
+def _law(law: Mapping[Any, Coef], t: mpq) -> CommonLaw:
     out: dict[object, RatFunc] = {}
-    for o, w in mech.law(x).items():
+    for o, w in law.items():
         assert isinstance(w, RatFunc)  # the law at the indeterminate β
         out[o] = w
     return common_law(out, t)
 
 
-def check_choice_dp(mech: NoisyChoice, relation: Relation, eps: Epsilon, delta: mpq,
-                    budget: Budget | None = None) -> NoiseResult:
+def _pair_laws(mech: NoisyChoice | CoordinateNoise, pairs: list[tuple[tuple, tuple]],
+               t: mpq) -> list[tuple[CommonLaw, CommonLaw]]:
+    """The two laws of each pair: of the released index (one law per input), or of the
+    privacy loss of noise on each coordinate (one pair of laws per multiset of differences)."""
+    if isinstance(mech, CoordinateNoise):
+        memo: dict[tuple, tuple[CommonLaw, CommonLaw]] = {}
+        out = []
+        for x, y in pairs:
+            key = tuple(sorted(abs(a - b) for a, b in zip(x, y, strict=True)))
+            if key not in memo:
+                p, q = mech.pair_law(x, y)
+                memo[key] = (_law(p, t), _law(q, t))
+            out.append(memo[key])
+        return out
+    laws = {x: _law(mech.law(x), t) for x in sorted({x for pair in pairs for x in pair})}
+    return [(laws[x], laws[y]) for x, y in pairs]
+
+
+def check_choice_dp(mech: NoisyChoice | CoordinateNoise, relation: Relation, eps: Epsilon,
+                    delta: mpq, budget: Budget | None = None) -> NoiseResult:
     """Decide (ε, δ)-DP of ``mech`` over the ordered pairs of ``relation``."""
     t = mech.rate
     pairs = list(relation_pairs(relation, budget))
-    inputs = {x for pair in pairs for x in pair}
-    laws = {x: _law(mech, x, t) for x in sorted(inputs)}
+    laws = _pair_laws(mech, pairs, t)
     gaps: list[_Gap | None] = []
-    for x, y in pairs:
+    for p, q in laws:
         try:
-            gaps.append(pair_delta(laws[x], laws[y], eps, t))
+            gaps.append(pair_delta(p, q, eps, t))
         except Undecided:
             gaps.append(None)
     d = _q(delta)
@@ -249,12 +276,12 @@ def check_choice_dp(mech: NoisyChoice, relation: Relation, eps: Epsilon, delta: 
         delta_text, delta_enc, exact = str(form), Certified(form.enclose), True
     else:
         def hull(prec: int) -> tuple[mpq, mpq]:
-            bounds = [_delta_enclosure(laws[x], laws[y], eps, t, prec) for x, y in pairs]
+            bounds = [_delta_enclosure(p, q, eps, t, prec) for p, q in laws]
             return max(b[0] for b in bounds), max(b[1] for b in bounds)
         delta_text, delta_enc, exact = "", Certified(hull), False
     tightest = None
     try:
-        ratios = [pair_epsilon(laws[x], laws[y], delta, t) for x, y in pairs]
+        ratios = [pair_epsilon(p, q, delta, t) for p, q in laws]
         tightest = _worst_ratio(ratios, t)
         e_text, e_enc, e_exact, e_value = _Tight(ratios[tightest], t).result()
     except Undecided:
