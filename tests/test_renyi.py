@@ -225,6 +225,7 @@ def test_zcdp_is_three_valued():
     # a claim inside the enclosure with one evaluation allowed: undecided, never guessed
     b = sup_ratio(t, mpq(5494, 10**4), max_evaluations=1)
     assert b.holds is None and _mp(b.lo) <= kl <= _mp(b.hi)
+    assert _mp(b.hi) <= mp.log(3)  # D_α/α ≤ D_∞ = ln max P/Q at every order: never wider
 
 
 def test_zcdp_of_a_relation_reports_the_worst_pair():

@@ -107,7 +107,7 @@ def sup_ratio_sum(parts: Sequence[tuple[int, Terms | None]], rho: mpq | None,
     d_inf = sum((m * max_log_ratio(t, _PREC)[1] for m, t, _ in tables), mpq(0))
     top = mpq(max(2, -(-d_inf // lo))) if lo > 0 else mpq(2 ** 20)
     tail = d_inf / top  # g(α) ≤ D_∞/α ≤ tail for α ≥ top
-    d_top = d_bounds(top)[1]
+    d_top = min(d_bounds(top)[1], d_inf)  # D_α ≤ D_∞ at every order
     heap: list[tuple[mpq, mpq, mpq, mpq]] = [(-d_top, mpq(1), top, d_top)]  # (−upper, a, b, D_b)
 
     def upper() -> mpq:
@@ -130,7 +130,7 @@ def sup_ratio_sum(parts: Sequence[tuple[int, Terms | None]], rho: mpq | None,
         evaluations += 1
         if m_lo > lo:
             lo, at = m_lo, m
-        d_m = m_hi * m
+        d_m = min(m_hi * m, d_inf)
         for left, right, d_right in ((a, m, d_m), (m, b, d_b)):
             bound = d_right / left
             if bound > lo:
