@@ -177,3 +177,23 @@ def test_certificates_match_the_published_schema(tally, counterexample):
     bad = copy.deepcopy(counterexample)
     bad["instances"][0]["independently_checkable"] = "yes"
     assert not v.is_valid(bad)
+
+
+def test_a_dp_counterexample_of_a_spec_with_an_attacker_verifies(tmp_path):
+    """A claim on dp alone, in a spec that also names apkdp and an attacker: the witness's
+    check certificate carries dp's defaults (no model, every target, no knowledge), which is
+    what the kernel requires of a dp-only certificate. At t = 3/4 on two records, dp's δ at
+    ε = ln 2 is 3/4 − 2·(1/4) = 1/4 > 1/10: a counterexample, re-derived by the kernel."""
+    spec = tmp_path / "s.toml"
+    spec.write_text('[parameters]\nt = { gt = "1/2", lt = "1" }\n[data]\nrecords = 2\n'
+                    'values = [0, 1]\nprior = ["1/2", "1/2"]\n[mechanism]\n'
+                    'kind = "randomized_response"\ntruth = "t"\n[attacker]\ntarget = 0\n'
+                    'known = []\n[query]\nepsilon = "ln(2)"\ndelta = "1/10"\n'
+                    'notions = ["dp", "apkdp"]\n')
+    cert = tmp_path / "c.json"
+    out = runner.invoke(app, ["prove", str(spec), "--claim", "dp <= 1/10", "--certificate",
+                              str(cert)])
+    assert out.exit_code == 1, out.output
+    checked = runner.invoke(app, ["verify-certificate", str(cert)])
+    assert checked.exit_code == 0, checked.output
+    assert "certificate verified: the claim does not hold" in checked.output

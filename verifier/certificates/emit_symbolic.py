@@ -23,6 +23,7 @@ from verifier.certificates.emit import certify_check
 from verifier.certificates.encode import FORMAT, VERSION, encode, number, spec_json
 from verifier.engines.choice import joint_tables
 from verifier.engines.joint import check_targets
+from verifier.model.knowledge import no_knowledge
 from verifier.notions.partial.cases import ordered_pairs
 from verifier.notions.partial.reducible import profiles
 from verifier.symbolic.prove import ProofReport, instances
@@ -122,8 +123,11 @@ def prove_certificate(sym, rep: ProofReport) -> dict:
             know = knows[p.knowledge]
             notions = tuple(NOTION_OF[n] for n in sorted(rep.claim.uses))
             spec = replace(spec, epsilon=ce.epsilon, delta=0, notions=notions)
-            if notions != ("dp",):  # dp reads no target or attacker
+            if notions != ("dp",):
                 spec = replace(spec, targets=p.target, knowledge=know)
+            else:  # dp reads no data model, target, attacker or pairs: their defaults
+                spec = replace(spec, model=None, targets="all", knowledge=no_knowledge(),
+                               pairs=None)
             _, check = certify_check(spec)
             entry.update(independently_checkable=True,
                          point={k: number(v) for k, v in ce.point.items()},
