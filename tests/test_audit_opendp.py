@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import gmpy2
 import pytest
 from gmpy2 import mpq
 from typer.testing import CliRunner
@@ -18,6 +19,8 @@ pytest.importorskip("opendp")
 
 from verifier import f64
 from verifier.audit.adapters.opendp import ADAPTER
+from verifier.audit.adapters.opendp_exp import inf_exp
+from verifier.audit.adapters.opendp_laws import ct_geometric
 from verifier.audit.adapters.opendp_noisy_max import pf_round, top_k_law
 from verifier.audit.adapters.opendp_sample import law, sample
 from verifier.audit.adapters.opendp_threshold import threshold_answer
@@ -191,9 +194,45 @@ def test_discrete_gaussian_rho_is_d_squared_over_two_sigma_squared(sigma: str,
         assert rho == mpq(1, 8) and row.claim_epsilon == F64(0.125)
 
 
-def test_geometric_bounds_are_refused_not_guessed() -> None:
-    with pytest.raises(InvalidArgument):
-        run(case("make_geometric", {"scale": f64("1.0"), "bounds": (0, 10)}, 1))
+# dashu-float 0.4.4's own exp (FBig<Up>, 53 bits), from a build of its source: inputs where it
+# is one unit above the correctly rounded-up value, and x = −1.
+DASHU_EXP = [("-0x1.70a0466389906p-9", "0x1.fe8fe44d15112p-1"),
+             ("-0x1.f9b6ee87c1b84p-9", "0x1.fe07428020d8ap-1"),
+             ("-0x1.f00943f8218f1p-7", "0x1.f84ecc2c3a474p-1"),
+             ("-0x1.0000000000000p+0", "0x1.78b56362cef38p-2")]
+
+
+@pytest.mark.parametrize(("x", "expected"), DASHU_EXP)
+def test_inf_exp_is_dashu_bit_for_bit(x: str, expected: str) -> None:
+    got = inf_exp(float.fromhex(x))
+    assert got == (f64(expected).exact,)
+    assert _mp(got[0]) >= mpmath.exp(_mp(f64(x).exact))  # it rounds up, as OpenDP needs
+
+
+def test_bounded_geometric_law_from_the_sampler_is_the_clamped_geometric() -> None:
+    """Drawn step by step (direction, truncated steps, rejected negative zero, clamp), the
+    law is the two-sided geometric clamped to [L, U]: (1−α)/(1+α)·α^|o−c| inside and the
+    tails P[c + Z ≤ L] = α^{c−L}/(1+α), P[c + Z ≥ U] = α^{U−c}/(1+α) at the ends."""
+    for alpha in (mpq(1, 2), mpq(3, 7), mpq(99, 100)):
+        for c in range(-2, 8):
+            law_ = ct_geometric(c, alpha, 0, 5)
+            k = min(max(c, 0), 5)
+            assert law_[0] == alpha ** k / (1 + alpha)
+            assert law_[5] == alpha ** (5 - k) / (1 + alpha)
+            for o in range(1, 5):
+                assert law_[o] == (1 - alpha) / (1 + alpha) * alpha ** abs(o - k)
+
+
+def test_bounded_geometric_epsilon_at_the_librarys_alpha() -> None:
+    """scale 1: X = dashu's e^{−1} = 0x1.78b56362cef38p-2 (above), p = 1 − X rounded down to
+    a double (MPFR, directed rounding), α = 1 − p; the largest ratio of the clamped geometric
+    between neighbours at distance 1 is 1/α (inside and at the ends alike): ε = ln(1/α)."""
+    x = f64("0x1.78b56362cef38p-2").exact
+    with gmpy2.context(gmpy2.get_context(), precision=53, round=gmpy2.RoundDown):
+        p = mpq(gmpy2.mpfr(1 - x))
+    row = run(case("make_geometric", {"scale": f64("1.0"), "bounds": (0, 10)}, 1))
+    assert row.tight_epsilon == Epsilon.log(1 / (1 - p))
+    assert row.verdict == "sound" and row.exactness == "exact"
 
 
 # ------------------------------------------------------------------- noisy max / top-k
@@ -242,6 +281,7 @@ def test_noisy_max_monotonic_epsilon_is_d_over_scale() -> None:
     (case("make_randomized_response", {"categories": (0, 1, 2), "prob": f64("0.5")}, 1), 7),
     (case("make_laplace", {"scale": f64("2.0")}, 1), -1),
     (case("make_gaussian", {"scale": f64("1.5")}, 1), 4),
+    (case("make_geometric", {"scale": f64("2.0"), "bounds": (0, 6)}, 1), 1),
     (case("make_noisy_top_k", {"scale": f64("2.0"), "k": 2, "negate": True}, 1,
           ((0, 1, 3), (1, 1, 3))), (0, 1, 3)),
     (case("make_randomized_response_bitvec", {"max_weight": 1, "f": f64("0.5")}, 1),
@@ -274,7 +314,7 @@ def _audit(*args: str):
     ("opendp_laplace_threshold.toml", 1), ("opendp_laplace_threshold_zero.toml", 1),
     ("opendp_randomized_response.toml", 1), ("opendp_bitvec_lengths.toml", 1),
     ("opendp_discrete_laplace.toml", 0), ("opendp_gaussian_zcdp.toml", 0),
-    ("opendp_noisy_max.toml", 0),
+    ("opendp_noisy_max.toml", 0), ("opendp_geometric_bounded.toml", 0),
 ])
 def test_examples_exit_as_their_headers_say(name: str, code: int) -> None:
     out = _audit(str(EXAMPLES / name), "--json")
@@ -286,8 +326,8 @@ def test_examples_exit_as_their_headers_say(name: str, code: int) -> None:
     '\nd_in = [2, 2, 1]',  # two changed keys
     'constructor = "make_laplace_threshold"\nargs = { scale = { f64 = "-1.5" }, threshold = 3 }'
     '\nd_in = [1, 1, 1]',  # a negative scale
-    'constructor = "make_geometric"\nargs = { scale = { f64 = "1.0" }, bounds = [0, 10] }'
-    '\nd_in = 1',  # the constant-time sampler: not modelled
+    'constructor = "make_geometric"\nargs = { scale = { f64 = "1.0" }, bounds = [10, 0] }'
+    '\nd_in = 1',  # empty bounds
     'constructor = "make_randomized_response"\nargs = { categories = [0], prob = '
     '{ f64 = "0.5" } }\nd_in = 1',  # one category
     'constructor = "make_noisy_max"\nargs = { scale = { f64 = "1.0" } }\nd_in = 1',  # no inputs

@@ -15,6 +15,9 @@ input metric calls neighbours at ``d_in``:
 * ``make_laplace`` and ``make_geometric`` without bounds, on an integer: ``v + Z``, ``Z``
   discrete Laplace at the double scale read exactly (CKS20's exact sampler), decided with
   exponential sums (:func:`~verifier.notions.dp.noise_check.check_noise_dp`);
+* ``make_geometric`` with bounds: the constant-time sampler, a clamped geometric at the
+  library's own ``α = 1 − p`` (its double ``p`` recomputed bit for bit,
+  :mod:`~verifier.audit.adapters.opendp_exp`), decided by the exact DP engine;
 * ``make_gaussian`` on an integer under zCDP: the discrete Gaussian at the double σ, whose
   tight ρ is exactly ``Δ²/(2σ²)`` (:mod:`~verifier.audit.adapters.opendp_noise`);
 * ``make_noisy_max`` and ``make_noisy_top_k`` under ``MaxDivergence``: peeled

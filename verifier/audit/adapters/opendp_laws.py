@@ -20,6 +20,15 @@ is (:class:`~verifier.core.binary64.F64`).
 
 The input metric of all three is ``DiscreteDistance``: any two different inputs of the domain
 are neighbours at distance 1.
+
+* ``make_geometric(scale, bounds=(L, U))`` on an integer, the constant-time sampler
+  (``sample_discrete_laplace_linear``): the input is clamped to ``c ∈ [L, U]``; a fair coin
+  picks a direction; ``N = U − L`` Bernoulli(``p``) trials are run, and the value moves one
+  step per trial until the first success, so it moves ``k < N`` steps with probability
+  ``α^k·p`` and ``N`` steps with ``α^N`` (``α = 1 − p``); a draw of 0 steps in the negative
+  direction is rejected and the whole draw repeated; the result is clamped to ``[L, U]``.
+  With ``p`` the double the library computes
+  (:func:`~verifier.audit.adapters.opendp_exp.geometric_alphas`), the law is rational.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from gmpy2 import mpq
 from verifier.core.distribution import Dist
 from verifier.core.errors import BudgetExceeded, InvalidArgument
 
-__all__ = ["rr_bool", "rr_categorical", "rr_bitvec", "bit_vectors", "MAX_BITS"]
+__all__ = ["rr_bool", "rr_categorical", "rr_bitvec", "bit_vectors", "ct_geometric", "MAX_BITS"]
 
 MAX_BITS = 16  # a bit-vector law has 2^bits outputs
 
@@ -82,3 +91,24 @@ def bit_vectors(length: int, max_weight: int) -> tuple[tuple[int, ...], ...]:
         for ones in combinations(range(length), w):
             out.append(tuple(int(i in ones) for i in range(length)))
     return tuple(out)
+
+
+def ct_geometric(value: int, alpha: mpq, lower: int, upper: int) -> Dist:
+    """The law of OpenDP's constant-time geometric at the integer ``value`` (see the module),
+    built draw by draw from the sampler: direction, steps, rejection, clamp."""
+    if lower == upper:
+        return Dist.point(lower)
+    c = min(max(value, lower), upper)
+    n = upper - lower
+    p = 1 - alpha
+    steps = {k: alpha ** k * p for k in range(n)}
+    steps[n] = alpha ** n
+    masses: dict[Hashable, mpq] = {}
+    for sign in (1, -1):
+        for k, m in steps.items():
+            if sign < 0 and k == 0:
+                continue  # rejected: the draw starts over
+            out = min(max(c + sign * k, lower), upper)
+            masses[out] = masses.get(out, mpq(0)) + m / 2
+    kept = 1 - p / 2  # the probability that a draw is not rejected
+    return Dist({o: m / kept for o, m in masses.items()})

@@ -1,9 +1,12 @@
 """OpenDP's integer noise decided exactly: discrete Laplace on an integer (``make_laplace``,
-``make_geometric`` without bounds), the discrete Gaussian under zCDP (``make_gaussian``) and
-the Laplace threshold on a map of counts (:mod:`~verifier.audit.adapters.opendp_threshold`),
-and noisy max / top-k by permute-and-flip (:mod:`~verifier.audit.adapters.opendp_noisy_max`).
+``make_geometric`` without bounds), the bounded constant-time geometric (``make_geometric``
+with bounds: a rational law at the library's own ``α``,
+:mod:`~verifier.audit.adapters.opendp_exp`), the discrete Gaussian under zCDP
+(``make_gaussian``), the Laplace threshold on a map of counts
+(:mod:`~verifier.audit.adapters.opendp_threshold`), and noisy max / top-k by permute-and-flip
+(:mod:`~verifier.audit.adapters.opendp_noisy_max`).
 
-Both samplers take the double scale as the rational it is (``RBig::try_from(scale)``) and
+The unbounded samplers take the double scale as the rational it is (``RBig::try_from(scale)``) and
 sample exactly (Canonne, Kamath and Steinke, *The Discrete Gaussian for Differential
 Privacy*, 2020). On an integer with ``AbsoluteDistance`` the neighbours at ``d_in`` are the
 integers ``v``, ``v′`` with ``|v − v′| ≤ d_in``, so the largest shift is ``Δ = ⌊d_in⌋``:
@@ -21,6 +24,9 @@ integers ``v``, ``v′`` with ``|v − v′| ≤ d_in``, so the largest shift is
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from gmpy2 import mpq
 
 from verifier.audit.adapters.opendp_args import (
@@ -31,29 +37,30 @@ from verifier.audit.adapters.opendp_args import (
     scale_arg,
     verdict,
 )
+from verifier.audit.adapters.opendp_exp import geometric_alphas
+from verifier.audit.adapters.opendp_laws import ct_geometric
 from verifier.audit.adapters.opendp_noisy_max import noisy_max_answer
 from verifier.audit.adapters.opendp_threshold import threshold_answer
 from verifier.audit.case import AuditCase, AuditRow, Enclosure
 from verifier.audit.judge import ratio, read_double
 from verifier.core.binary64 import F64
 from verifier.core.certified import Certified
+from verifier.core.distribution import Dist
 from verifier.core.epsilon import Epsilon
-from verifier.core.errors import InvalidArgument
+from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.core.expsum import ExpSum
 from verifier.core.numbers import format_rational
 from verifier.model.expnoise import discrete_laplace
+from verifier.model.mechanisms import mechanism
+from verifier.notions.dp.neighbours import check_relation, vector_relation, vectors
 from verifier.notions.dp.noise_check import check_noise_dp
 
-__all__ = ["laplace_row", "gaussian_row", "noisy_max_row", "threshold_row"]
+__all__ = ["laplace_row", "gaussian_row", "noisy_max_row", "threshold_row", "bounds", "MAX_SPAN"]
 
 
 def laplace_row(case: AuditCase) -> AuditRow:
     if case.constructor == "make_geometric" and "bounds" in case.args:
-        raise InvalidArgument(
-            "args.bounds: the bounded (constant-time) geometric samples with α = 1 − p, p "
-            "computed from e^(−1/scale) by dashu-float's directed-rounding exp, whose last "
-            "bit plrv does not reproduce; it is not audited rather than audited on a guess",
-            argument="args.bounds", value=case.args["bounds"])
+        return _bounded_geometric_row(case)
     case.only(("scale",), d_in=True)
     dp = opendp()
     scale = scale_arg(case)
@@ -76,6 +83,66 @@ def laplace_row(case: AuditCase) -> AuditRow:
                     (f"scale = {scale} = {scale.exact} exactly (the sampler takes the "
                      f"double as a rational)",
                      f"tight δ at the claimed ε: {result.delta or '0'}"))
+
+
+MAX_SPAN = 400  # U − L of a bounded geometric: laws of U − L + 1 outcomes, ~2·d_in·(U − L) pairs
+
+
+def bounds(case: AuditCase) -> tuple[int, int]:
+    """``args.bounds`` of the bounded geometric: ``(lower, upper)``, at most ``MAX_SPAN`` apart."""
+    b = case.arg("bounds")
+    if not (isinstance(b, tuple) and len(b) == 2 and all(
+            isinstance(x, int) and not isinstance(x, bool) for x in b)) or b[0] > b[1]:
+        raise InvalidArgument(f"args.bounds = {b!r:.40}: two integers [lower, upper], "
+                              f"lower ≤ upper", argument="args.bounds", value=b)
+    if b[1] - b[0] > MAX_SPAN:
+        raise BudgetExceeded(f"args.bounds = {list(b)}: {b[1] - b[0] + 1} outputs, more than "
+                             f"{MAX_SPAN + 1}", argument="args.bounds", value=list(b))
+    return b[0], b[1]
+
+
+def _hex(a: mpq) -> str:
+    """The double ``a`` is, in hexadecimal (int / int is correctly rounded: exact here)."""
+    return (int(a.numerator) / int(a.denominator)).hex()
+
+
+def _at_alpha(alpha: mpq, lower: int, upper: int) -> Callable[[tuple], Dist]:
+    return lambda x: ct_geometric(x[0], alpha, lower, upper)
+
+
+def _bounded_geometric_row(case: AuditCase) -> AuditRow:
+    """``make_geometric`` with bounds: the constant-time sampler, decided exactly on the
+    rational law at the library's own ``α`` (:mod:`~verifier.audit.adapters.opendp_exp`)."""
+    case.only(("scale", "bounds"), d_in=True)
+    dp = opendp()
+    scale = scale_arg(case)
+    lower, upper = bounds(case)
+    meas = dp.m.make_geometric(dp.atom_domain(T=int), dp.absolute_distance(T=int),
+                               scale=scale.double, bounds=(lower, upper))
+    d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1)
+    if d_in < 1:
+        raise InvalidArgument(f"d_in = {d_in} must be ≥ 1", argument="d_in", value=d_in)
+    claim, eps = claim_epsilon(meas.map(d_in))
+    alphas = geometric_alphas(scale.double)
+    relation = vector_relation("linf", d_in, vectors(1, lower, upper))
+    results = [check_relation(mechanism(_at_alpha(a, lower, upper)), relation, eps, 0)
+               for a in alphas]
+    holds = {r.holds for r in results}
+    first = results[0]
+    tight: Epsilon | Enclosure = first.epsilon if len(results) == 1 else \
+        Enclosure(results[-1].epsilon, results[0].epsilon)
+    label: Any = dict(first.witness)
+    pair = label.pop("inputs", None)
+    witness: dict[str, object] = {"inputs": tuple(x[0] for x in pair) if pair else ()}
+    witness.update(label)
+    alpha_text = " or ".join(f"{format_rational(a)} ({_hex(a)})" for a in alphas)
+    return AuditRow(case, claim, mpq(0), first.delta, tight,
+                    verdict(holds.pop() if len(holds) == 1 else None), ratio(claim, tight),
+                    "exact" if len(results) == 1 else "enclosure", witness,
+                    (f"α = 1 − p = {alpha_text}: p = 1 ⊖ inf_exp(−1/scale), OpenDP's "
+                     f"arithmetic transcribed bit for bit",
+                     f"inputs: every integer in [{lower}, {upper}] (an input outside is "
+                     f"clamped to an end first)"))
 
 
 def gaussian_row(case: AuditCase) -> AuditRow:

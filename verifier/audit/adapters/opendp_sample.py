@@ -1,15 +1,15 @@
 """``--conformance`` for OpenDP: draws from the library at a witness input, and the law plrv
 decided the case on, over the same outcomes.
 
-Randomized response has finite rational laws, given exactly. Noisy max / top-k has finitely
-many outcomes with exponential-sum masses; the discrete Laplace and Gaussian laws
-(``make_laplace``, ``make_geometric``, ``make_gaussian`` on an integer, and
-``make_laplace_threshold``) have transcendental masses and infinitely many outcomes. For the
-goodness-of-fit test only, the outcomes within ``TAIL`` of the centre (or above the
-threshold) are kept one by one and the rest pooled into tail cells, and each mass is the
-midpoint of its certified enclosure at ``PRECISION`` bits, scaled to sum to 1. That
-approximation feeds a statistical test only — which can turn a verdict ``unknown``, never
-``sound``; the verdict itself is decided on the exact law.
+Randomized response and the bounded geometric have finite rational laws, given exactly.
+Noisy max / top-k has finitely many outcomes with exponential-sum masses; the discrete
+Laplace and Gaussian laws (``make_laplace``, ``make_geometric`` without bounds,
+``make_gaussian`` on an integer, and ``make_laplace_threshold``) have transcendental masses
+and infinitely many outcomes. For the goodness-of-fit test only, the outcomes within ``TAIL``
+of the centre (or above the threshold) are kept one by one and the rest pooled into tail
+cells, and each mass is the midpoint of its certified enclosure at ``PRECISION`` bits, scaled
+to sum to 1. That approximation feeds a statistical test only — which can turn a verdict
+``unknown``, never ``sound``; the verdict itself is decided on the exact law.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from gmpy2 import mpq
 
 from verifier.audit.adapters import opendp_args as od
 from verifier.audit.adapters import opendp_laws as laws
+from verifier.audit.adapters.opendp_exp import geometric_alphas
+from verifier.audit.adapters.opendp_noise import bounds
 from verifier.audit.adapters.opendp_noisy_max import top_k_law
 from verifier.audit.adapters.opendp_rr import bits, bitvec_flip, categories
 from verifier.audit.case import AuditCase
@@ -156,6 +158,13 @@ def law(case: AuditCase, x: object) -> Dist:
         return laws.rr_categorical(categories(case), od.double_arg(case, "prob").exact, x)
     if c == "make_randomized_response_bitvec":
         return laws.rr_bitvec(bits(x), bitvec_flip(od.double_arg(case, "f")))
+    if c == "make_geometric" and "bounds" in case.args:
+        alphas = geometric_alphas(od.double_arg(case, "scale").double)
+        if len(alphas) != 1:
+            raise InvalidArgument("the library's α is not decided: no single law to test",
+                                  argument="args.scale")
+        lower, upper = bounds(case)
+        return laws.ct_geometric(_integer(x), alphas[0], lower, upper)
     if c in NOISE:
         return _noise_cells(_noise(case), _integer(x))
     if c in TOP_K:
@@ -190,6 +199,11 @@ def sample(case: AuditCase, x: object, n: int) -> Sequence[Hashable]:
         return [tuple(int(b) for b in np.unpackbits(np.frombuffer(meas(packed), np.uint8)))
                 for _ in range(n)]
     scale = od.double_arg(case, "scale").double
+    if c == "make_geometric" and "bounds" in case.args:
+        meas = dp.m.make_geometric(dp.atom_domain(T=int), dp.absolute_distance(T=int),
+                                   scale=scale, bounds=bounds(case))
+        v = _integer(x)
+        return [meas(v) for _ in range(n)]
     if c in NOISE:
         v = _integer(x)
         meas = getattr(dp.m, c)(dp.atom_domain(T=int), dp.absolute_distance(T=int),
