@@ -315,16 +315,31 @@ def test_tight_epsilon_at_positive_delta_inverts_delta():
 
 
 def test_an_undecided_sign_is_unknown_not_a_verdict(monkeypatch):
-    """With the precision cap below the first enclosure every mixed-sign comparison is
-    Undecided: the verdict is None (exit 3) and δ is only enclosed — around the true δ."""
+    """Where no comparison with e^ε is decided, the verdict is None (exit 3) and δ is only
+    enclosed, term by term — around the true δ; with no sign decided at all (the precision cap
+    below the first ball) nothing is, and δ is enclosed by [0, 1]."""
+    from verifier.core.errors import Undecided
+    from verifier.notions.dp import noise_zoo
+
+    def undecided(*args):
+        raise Undecided("not decided")
+
     m = noisy_max(2)
     r = check_choice_dp(m, LINF3, parse_epsilon("1/2"), mpq(0))
-    monkeypatch.setattr(ratfunc, "SIGN_PRECISION", 32)
-    u = check_choice_dp(m, LINF3, parse_epsilon("1/2"), mpq(0))
-    assert u.holds is None and not u.delta_exact and u.epsilon == "unknown"
+    with monkeypatch.context() as patch:
+        patch.setattr(noise_zoo, "gap_sign", undecided)
+        u = check_choice_dp(m, LINF3, parse_epsilon("1/2"), mpq(0))
+    assert u.holds is None and not u.delta_exact and u.delta == ""
     lo, hi = u.delta_enclosure.enclose(128)
     exact_lo, exact_hi = r.delta_enclosure.enclose(128)
-    assert lo <= exact_lo and exact_hi <= hi
+    assert lo <= exact_lo <= exact_hi <= hi and hi - lo < mpq(1, 10 ** 20)
+    assert u.epsilon == r.epsilon  # the tight ε needs no comparison with e^ε
+    monkeypatch.setattr(ratfunc, "SIGN_PRECISION", 32)
+    none = check_choice_dp(m, LINF3, parse_epsilon("1/2"), mpq(0))
+    assert none.holds is None and none.epsilon == "unknown"
+    assert none.delta_enclosure.enclose(64) == (0, 1)
+    o = invoke(["check", str(ZOO / "report_noisy_max_laplace.toml")])
+    assert_verdict(o, 3)
 
 
 # ------------------------------------------------------------------ specs and CLI

@@ -31,6 +31,7 @@ so both must vanish, and for ``n = 1`` it is ``p − β^{−m}·q`` in ``β`` (:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 from gmpy2 import mpq, mpz
@@ -75,19 +76,20 @@ def _ball_sign(evaluate, what: str) -> int:
     raise Undecided(f"the sign of {what} is not decided at {SIGN_PRECISION} bits")
 
 
-def _beta(t: mpq) -> arb:
+@lru_cache(maxsize=64)
+def _beta_at(t: mpq, prec: int) -> arb:
     return arb(_fmpq(-t)).exp()
+
+
+def _beta(t: mpq) -> arb:
+    """A ball holding ``e^{−t}`` at the current precision (computed once per precision)."""
+    return _beta_at(t, ctx.prec)
 
 
 def beta_sign(p: fmpq_poly, t: mpq) -> int:
     """The sign of ``p(e^{−t})``, certified (0 only for the zero polynomial)."""
     if p.is_zero():
         return 0
-    coeffs = p.coeffs()
-    if all(c >= 0 for c in coeffs):
-        return 1
-    if all(c <= 0 for c in coeffs):
-        return -1
     return _ball_sign(lambda: arb_poly(p)(_beta(t)), "a polynomial in e^(-t)")
 
 

@@ -256,7 +256,11 @@ def check_choice_dp(mech: NoisyChoice | CoordinateNoise, relation: Relation, eps
     """Decide (ε, δ)-DP of ``mech`` over the ordered pairs of ``relation``."""
     t = mech.rate
     pairs = list(relation_pairs(relation, budget))
-    laws = _pair_laws(mech, pairs, t)
+    try:
+        laws = _pair_laws(mech, pairs, t)
+    except Undecided:  # a law's denominator not signed at the cap: nothing is decided
+        return NoiseResult(None, "", Certified(lambda prec: (mpq(0), mpq(1))), False,
+                           "unknown", None, False, None, pairs[0], len(pairs))
     gaps: list[_Gap | None] = []
     for p, q in laws:
         try:
