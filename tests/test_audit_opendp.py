@@ -341,3 +341,17 @@ def test_hostile_cases_exit_2_never_1(tmp_path: Path, case_text: str) -> None:
     config.write_text(f'[[case]]\nlibrary = "opendp"\n{case_text}\n')
     out = _audit(str(config))
     assert out.exit_code == 2, out.output
+
+
+def test_a_negative_claim_is_unsound_not_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library answer ε < 0 is no privacy guarantee: the row is unsound (a stand-in for the
+    library's measurement returns −1 from its map)."""
+    from types import SimpleNamespace
+
+    from verifier.audit.adapters import opendp_rr
+
+    fake = SimpleNamespace(map=lambda d_in: -1.0)
+    dp = SimpleNamespace(m=SimpleNamespace(make_randomized_response_bool=lambda **kw: fake))
+    monkeypatch.setattr(opendp_rr, "opendp", lambda: dp)
+    row = run(case("make_randomized_response_bool", {"prob": f64("0.75")}, 1))
+    assert row.verdict == "unsound" and row.claim_epsilon == F64(-1.0)

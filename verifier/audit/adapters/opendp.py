@@ -32,7 +32,9 @@ that it exceeds it, with the inputs (and outputs) that witness it.
 
 from __future__ import annotations
 
-from verifier.audit.adapters.opendp_args import version
+from collections.abc import Callable
+
+from verifier.audit.adapters.opendp_args import NegativeClaim, version
 from verifier.audit.adapters.opendp_noise import (
     gaussian_row,
     laplace_row,
@@ -41,23 +43,38 @@ from verifier.audit.adapters.opendp_noise import (
 )
 from verifier.audit.adapters.opendp_rr import rr_bitvec_row, rr_bool_row, rr_categorical_row
 from verifier.audit.adapters.opendp_sample import law, sample
+from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.registry import Adapter
 
 __all__ = ["ADAPTER"]
+
+
+
+def _guarded(row: Callable[[AuditCase], AuditRow]) -> Callable[[AuditCase], AuditRow]:
+    """``row``, with a negative claim from the library answered ``unsound`` (it is no
+    privacy guarantee) rather than raised."""
+    def run(case: AuditCase) -> AuditRow:
+        try:
+            return row(case)
+        except NegativeClaim as exc:
+            return AuditRow(case, exc.claim, None, None, None, "unsound", None, "exact", {},
+                            (str(exc),))
+    return run
+
 
 ADAPTER = Adapter(
     library="opendp",
     extra="opendp",
     constructors={
-        "make_randomized_response_bool": rr_bool_row,
-        "make_randomized_response": rr_categorical_row,
-        "make_randomized_response_bitvec": rr_bitvec_row,
-        "make_laplace": laplace_row,
-        "make_geometric": laplace_row,
-        "make_gaussian": gaussian_row,
-        "make_noisy_max": noisy_max_row,
-        "make_noisy_top_k": noisy_max_row,
-        "make_laplace_threshold": threshold_row,
+        "make_randomized_response_bool": _guarded(rr_bool_row),
+        "make_randomized_response": _guarded(rr_categorical_row),
+        "make_randomized_response_bitvec": _guarded(rr_bitvec_row),
+        "make_laplace": _guarded(laplace_row),
+        "make_geometric": _guarded(laplace_row),
+        "make_gaussian": _guarded(gaussian_row),
+        "make_noisy_max": _guarded(noisy_max_row),
+        "make_noisy_top_k": _guarded(noisy_max_row),
+        "make_laplace_threshold": _guarded(threshold_row),
     },
     sample=sample,
     law=law,

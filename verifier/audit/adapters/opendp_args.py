@@ -12,7 +12,7 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
 
 __all__ = ["opendp", "version", "double_arg", "int_arg", "bool_option", "claim_epsilon",
-           "discrete_d_in", "verdict", "scale_arg"]
+           "discrete_d_in", "verdict", "scale_arg", "NegativeClaim"]
 
 
 def opendp() -> Any:
@@ -56,12 +56,22 @@ def bool_option(case: AuditCase, key: str) -> bool:
     return v
 
 
+class NegativeClaim(InvalidArgument):
+    """The library claimed a negative ε or δ: not a privacy guarantee at all (``unsound``)."""
+
+    def __init__(self, claim: F64) -> None:
+        super().__init__(f"the library returned a negative privacy parameter {claim}: not a "
+                         f"privacy guarantee", argument="d_in", value=str(claim))
+        self.claim = claim
+
+
 def claim_epsilon(value: object) -> tuple[F64 | Epsilon, Epsilon]:
-    """A double ε the library returned: as read, and as an exact Epsilon."""
+    """A double ε the library returned: as read, and as an exact Epsilon (a negative one
+    raises :class:`NegativeClaim`, a NaN is an error)."""
     d = read_double(float(value))  # type: ignore[arg-type]
     if isinstance(d, F64):
         if d.exact < 0:
-            raise InvalidArgument(f"the library returned a negative ε = {d}", argument="d_in")
+            raise NegativeClaim(d)
         return d, Epsilon.of_nats(d.exact)
     if d == float("inf"):
         return Epsilon.INF, Epsilon.INF

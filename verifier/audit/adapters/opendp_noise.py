@@ -30,6 +30,7 @@ from typing import Any
 from gmpy2 import mpq
 
 from verifier.audit.adapters.opendp_args import (
+    NegativeClaim,
     bool_option,
     claim_epsilon,
     int_arg,
@@ -156,8 +157,10 @@ def gaussian_row(case: AuditCase) -> AuditRow:
     if d_in < 1:
         raise InvalidArgument(f"d_in = {d_in} must be ≥ 1", argument="d_in", value=d_in)
     claimed = read_double(float(meas.map(d_in)))
-    if not isinstance(claimed, F64) or claimed.exact < 0:
+    if not isinstance(claimed, F64):
         raise InvalidArgument(f"the library returned ρ = {claimed!r}", argument="d_in")
+    if claimed.exact < 0:
+        raise NegativeClaim(claimed)
     rho = mpq(d_in * d_in) / (2 * sigma.exact * sigma.exact)
     holds = claimed.exact >= rho
     witness = {"inputs": (d_in, 0), "orders": "every integer α > 1: D_α = α·ρ exactly"}
@@ -277,8 +280,10 @@ def threshold_row(case: AuditCase) -> AuditRow:
     e_claim, d_claim = meas.map(d)
     claim, eps = claim_epsilon(e_claim)
     delta_claim = read_double(float(d_claim))
-    if not isinstance(delta_claim, F64) or not 0 <= delta_claim.exact <= 1:
+    if not isinstance(delta_claim, F64) or delta_claim.exact > 1:
         raise InvalidArgument(f"the library returned δ = {d_claim!r}", argument="d_in")
+    if delta_claim.exact < 0:
+        raise NegativeClaim(delta_claim)
     answer = threshold_answer(scale.exact, t, min(l1, li), eps, delta_claim.exact)
     left, right = answer.witness.maps("a")
     tight_eps: Epsilon | Enclosure | None
