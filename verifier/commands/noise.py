@@ -75,7 +75,7 @@ def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool,
         from verifier.notions.dp.noise_zoo import check_choice_dp
 
         refuse_options(f"a {s.choice.kind} spec", refused)
-        r = check_choice_dp(s.choice, s.relation, s.epsilon, s.delta)
+        r = check_choice_dp(s.choice, s.relation, s.epsilon, s.delta, s.limits)
         mechanism = f"{s.choice.describe()} over {s.relation.describe()}"
         cases = f"{r.pairs} ordered pairs of neighbouring inputs"
     else:

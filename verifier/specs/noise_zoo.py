@@ -11,6 +11,7 @@ threshold, and noise added to each coordinate.
                   or kind = "discrete_laplace" with scale: the vector plus noise on each
                   coordinate (no clamp)
     [query]       epsilon, delta, notions = ["dp"]
+    [limits]      work: the ordered pairs of inputs enumerated (verifier.core.budget)
 
 Numbers may be exact (``"2"``, ``"3/2"``) or doubles named as such (``{f64 = "…"}``). Only
 ``plrv check`` decides these specs, for ``dp``; every other table, key, notion or noise
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 from gmpy2 import mpq
 
+from verifier.core.budget import Budget, budget_from_limits
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import SpecError
 from verifier.core.numbers import positive, probability
@@ -52,6 +54,7 @@ class ChoiceProblem:
     epsilon: Epsilon
     delta: mpq
     doubles: tuple = ()
+    limits: Budget = Budget()  # only limits.work applies: the ordered pairs enumerated
 
 
 def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProblem:
@@ -107,7 +110,7 @@ def read_coordinate_spec(raw: Mapping, file: str | None, command: str) -> Choice
 
 def _tables(raw: Mapping, file: str | None, kind: str) -> None:
     for name in raw:
-        if name not in ("input", "neighbours", "mechanism", "query", "kind"):
+        if name not in ("input", "neighbours", "mechanism", "query", "limits", "kind"):
             raise SpecError(f"a {kind} spec over [input] vectors is decided for dp under their "
                             f"[neighbours]; [{name}] is not applied to it: remove it",
                             file=file, key=f"[{name}]", value=raw[name])
@@ -135,4 +138,7 @@ def _problem(raw: Mapping, file: str | None, kind: str,
                                     f'dp: write notions = ["dp"]', notions)
     eps = query.read("epsilon", parse_epsilon, MISSING)
     delta = query.rational("delta", check=probability)
-    return ChoiceProblem(file, choice, relation, eps, delta, doubles(raw))
+    limits = Table.of(raw, "limits", file)
+    limits.only({"work"}, f"[limits] of a {kind} spec")
+    budget = budget_from_limits(limits.raw, ("work",), file)
+    return ChoiceProblem(file, choice, relation, eps, delta, doubles(raw), budget)
