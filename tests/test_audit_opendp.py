@@ -96,12 +96,18 @@ def test_threshold_distance_zero_pair_claims_nothing_yet_releases() -> None:
 
 
 def test_threshold_answer_sound_when_delta_covers_the_release() -> None:
-    """At a claimed δ = 1/5 > 1/6 the released key is covered; at ε = 1/s the shifted pair
-    (T−1+1 against T−1) has the unthresholded δ = 0 (its loss is exactly ±1/s)."""
-    eps = Epsilon.of_nats(1 / SCALE.exact)
-    answer = threshold_answer(SCALE.exact, 3, 1, eps, mpq(1, 5))
+    """At a claimed δ = 1/5 > 1/6 the released key is covered. The tight ε is then set by the
+    shifted pair (T, T − 1), unthresholded there: its loss is +t on outputs ≥ T and −t below,
+    so δ(ε) = P[Z ≥ 0] − e^ε·P[Z ≥ 1] = 1/(1+β) − e^ε·β/(1+β) for ε < t, equal to 1/5 at
+    e^ε = (1 − (1+β)/5)/β (≈ 1.4 at β ≈ 1/2); a key against none needs only e^ε ≥ 0.96."""
+    t = 1 / SCALE.exact
+    answer = threshold_answer(SCALE.exact, 3, 1, Epsilon.of_nats(t), mpq(1, 5))
     assert answer.holds is True
-    assert not answer.epsilon_infinite
+    assert not answer.epsilon_infinite and answer.epsilon_bounds is not None
+    beta = _beta()
+    expected = mpmath.log((1 - (1 + beta) / 5) / beta)
+    lo, hi = answer.epsilon_bounds
+    assert _mp(lo) <= expected <= _mp(hi) and hi - lo < mpq(1, 10 ** 15)
 
 
 def test_threshold_refuses_what_it_does_not_model() -> None:
