@@ -28,8 +28,9 @@ too; never substitute a float.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 import sympy  # type: ignore[import-untyped]
@@ -58,6 +59,10 @@ class Curve:
     the first start is 1, starts ascend, adjacent pieces differ."""
 
     pieces: tuple[tuple[mpq, mpq, mpq], ...]
+    _starts: tuple[mpq, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_starts", tuple(s for s, _, _ in self.pieces))
 
     @staticmethod
     def make(pieces: Iterable[tuple[mpq, mpq, mpq]]) -> Curve:
@@ -75,13 +80,9 @@ class Curve:
         return tuple(s for s, _, _ in self.pieces[1:])
 
     def line_at(self, x: mpq) -> tuple[mpq, mpq]:
-        """``(A, C)`` of the piece holding ``E = x`` (``x ≥ 1``)."""
-        line = self.pieces[0][1:]
-        for start, a, c in self.pieces:
-            if start > x:
-                break
-            line = (a, c)
-        return line
+        """``(A, C)`` of the piece holding ``E = x`` (``x ≥ 1``; bisection over the starts)."""
+        _, a, c = self.pieces[max(bisect_right(self._starts, x) - 1, 0)]
+        return a, c
 
     def __call__(self, x: object) -> mpq:
         """δ at a rational ``E = x ≥ 1``, exactly."""
