@@ -264,3 +264,22 @@ def test_closed_form_of_noisy_max_under_linf(tmp_path):
     assert curve.pieces[-1] == (q(376, 103), q(0), q(0))
     for rate in ["1", "2", "3", "376/103", "4"]:
         assert curve(q(rate)) == _reference_dp(spec.mechanism, pairs, rate)
+
+
+def test_closed_form_text_of_numbers_beyond_pythons_digit_limit():
+    # a δ with 5000-digit terms (Example 7 at n = 1000 has them): the text is written, not
+    # refused by int → str's default limit of 4300 digits
+    import sys
+
+    from verifier.symbolic.closed_form import describe
+
+    big = q(1, 3**10500)  # a denominator of 5010 digits
+    curve = Curve.make([(q(1), 2 * big, big), (q(2), q(0), q(0))])
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(4300)
+    try:
+        rows = piece_rows(curve)
+        assert len(describe(curve)) == 2
+    finally:
+        sys.set_int_max_str_digits(before)
+    assert rows[0]["c"] == f"1/{3**10500}" and len(rows[0]["c"]) == 5012

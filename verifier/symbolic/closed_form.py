@@ -28,6 +28,7 @@ too; never substitute a float.
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -220,6 +221,9 @@ def spec_curves(spec) -> dict[str, Curve]:
 
 
 def _rational(q: mpq) -> sympy.Rational:
+    """``q`` for sympy; its text may have more than the 4300 digits Python converts by
+    default (the thresholded count's δ does), so the limit is lifted as for JSON."""
+    sys.set_int_max_str_digits(0)
     return sympy.Rational(int(q.numerator), int(q.denominator))
 
 
