@@ -143,6 +143,7 @@ def test_csv_and_plot(tmp_path):
     out = runner.invoke(app, ["curve", TP, "--csv", str(path), "--plot", str(png),
                               "--points", "8"])
     assert out.exit_code == 1, out.output
+    assert f"wrote {path} (--csv)" in out.output and f"wrote {png} (--plot)" in out.output
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     rows = list(csv.DictReader(path.open(encoding="utf-8")))
     forms = _json(TP, code=1)["notions"]
@@ -180,6 +181,8 @@ def test_accountant_is_never_below_the_exact_curve(tmp_path):
     ([RR, "--plot", "x.txt"], "--plot"),
     ([RR, "--epsilon", "ln(1/2)"], "--epsilon"),
     ([RR, "--csv", RR], "--csv"),
+    ([RR, "--budget", "1"], "limits.databases"),
+    ([str(EXAMPLES / "pso_full.toml")], "run plrv pso"),
 ])
 def test_refusals_exit_2(args, key):
     out = runner.invoke(app, ["curve", *args])

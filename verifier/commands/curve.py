@@ -144,30 +144,14 @@ def accountant_deltas(s, epsilons) -> list:
 
 
 def _write(rows: list[dict], csv_path: Path | None, plot_path: Path | None, s) -> None:
-    """The sample rows as CSV and the plot, all or nothing."""
-    import csv
+    """The sample rows as CSV and the plot, all or nothing (each file confirmed on stderr)."""
+    from verifier.core.certified import decimal_string
+    from verifier.core.numbers import format_rational
+    from verifier.reports.curve_plot import plot_curve
+    from verifier.reports.writers import write_curve
 
-    from verifier.specs.files import write_atomically
-
-    writers = {}
-    if csv_path is not None:
-        def write_csv(tmp: Path) -> None:
-            with open(tmp, "w", newline="", encoding="utf-8") as f:
-                writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-                writer.writeheader()
-                writer.writerows(rows)
-        writers[csv_path] = write_csv
-    if plot_path is not None:
-        from verifier.core.certified import decimal_string
-        from verifier.reports.curve_plot import plot_curve
-
-        eps, d = s.epsilon, s.delta
-        claim = None if eps.infinite else (eps.approx(8), decimal_string(d, 8))
-
-        def write_plot(tmp: Path) -> None:
-            plot_curve(rows, tmp, title=f"{s.mechanism.name}, {s.records} records",
-                       epsilon=str(eps), delta=str(d), claim=claim,
-                       fmt=plot_path.suffix.lstrip(".").lower())
-        writers[plot_path] = write_plot
-    write_atomically(writers, {p: o for p, o in ((csv_path, "--csv"), (plot_path, "--plot"))
-                               if p is not None})
+    eps, d = s.epsilon, s.delta
+    claim = None if eps.infinite else (eps.approx(8), decimal_string(d, 8))
+    write_curve(rows, csv_path, plot_path, lambda tmp, fmt: plot_curve(
+        rows, tmp, title=f"{s.mechanism.name}, {s.records} records", epsilon=str(eps),
+        delta=format_rational(d), claim=claim, fmt=fmt))

@@ -13,7 +13,7 @@ from pathlib import Path
 from verifier.reports.json_out import dumps, sweep_rows
 from verifier.specs.files import write_atomically
 
-__all__ = ["write_sweep", "write_advantage_plot", "write_certificate"]
+__all__ = ["write_sweep", "write_curve", "write_advantage_plot", "write_certificate"]
 
 
 def _write(writers: Mapping[Path, Callable[[Path], None]], options: Mapping[Path, str]) -> None:
@@ -28,12 +28,7 @@ def write_sweep(report, csv_path: Path | None, json_path: Path | None,
     rows = sweep_rows(report.points)
     writers: dict[Path, Callable[[Path], None]] = {}
     if csv_path is not None:
-        def write_csv(tmp: Path) -> None:
-            with open(tmp, "w", newline="", encoding="utf-8") as f:
-                writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["p"])
-                writer.writeheader()
-                writer.writerows(rows)
-        writers[csv_path] = write_csv
+        writers[csv_path] = _csv(rows, "p")
     if json_path is not None:
         def write_json(tmp: Path) -> None:
             tmp.write_text(dumps(rows, indent=1), encoding="utf-8")
@@ -49,6 +44,31 @@ def write_sweep(report, csv_path: Path | None, json_path: Path | None,
     _write(writers, {path: option for path, option in (
         (csv_path, "--csv"), (json_path, "--json-file"), (plot_path, "--plot"))
         if path is not None})
+
+
+def write_curve(rows: list[dict], csv_path: Path | None, plot_path: Path | None,
+                draw: Callable[[Path, str], None]) -> None:
+    """``plrv curve``'s sample rows (:func:`verifier.reports.curve.sample_rows`) as CSV, and
+    its plot drawn by ``draw(path, format)``."""
+    writers: dict[Path, Callable[[Path], None]] = {}
+    if csv_path is not None:
+        writers[csv_path] = _csv(rows, "notion")
+    if plot_path is not None:
+        writers[plot_path] = lambda tmp: draw(tmp, _format(plot_path))
+    _write(writers, {path: option for path, option in ((csv_path, "--csv"),
+                                                         (plot_path, "--plot"))
+                     if path is not None})
+
+
+def _csv(rows: list[dict], first: str) -> Callable[[Path], None]:
+    """A writer of ``rows`` as CSV, the keys of the first row as header (``first`` alone when
+    there are no rows)."""
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else [first])
+            writer.writeheader()
+            writer.writerows(rows)
+    return write
 
 
 def write_certificate(cert: dict, path: Path) -> None:
