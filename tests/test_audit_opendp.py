@@ -21,10 +21,11 @@ from verifier import f64
 from verifier.audit.adapters.opendp import ADAPTER
 from verifier.audit.adapters.opendp_exp import inf_exp
 from verifier.audit.adapters.opendp_laws import ct_geometric
+from verifier.audit.adapters.opendp_noise import saturation_loss
 from verifier.audit.adapters.opendp_noisy_max import pf_round, top_k_law
 from verifier.audit.adapters.opendp_sample import law, sample
 from verifier.audit.adapters.opendp_threshold import threshold_answer
-from verifier.audit.case import AuditCase
+from verifier.audit.case import AuditCase, Enclosure
 from verifier.audit.conformance import goodness_of_fit
 from verifier.cli import app
 from verifier.core.binary64 import F64
@@ -190,14 +191,26 @@ def test_discrete_gaussian_rho_is_d_squared_over_two_sigma_squared(sigma: str,
                                                                    d_in: int) -> None:
     """Completing the square: Σ_k p^α q^{1−α} = e^{α(α−1)Δ²/(2σ²)}·Θ(αΔ)/Θ(0), and Θ(αΔ) =
     Θ(0) at integer α, so D_α/α = Δ²/(2σ²) there and never more: ρ = Δ²/(2σ²), with σ the
-    double read exactly (2.0 and 1: ρ = 1/8, which the library returns exactly)."""
+    double read exactly (2.0 and 1: ρ = 1/8, which the library returns exactly). The cast of
+    the release to i32 lowers it by less than 2^−998 (a tail of mass e^{−(2^31)²/(2σ²)})."""
     s = f64(sigma)
     row = run(case("make_gaussian", {"scale": s}, d_in))
     rho = mpq(d_in * d_in) / (2 * s.exact ** 2)
-    assert row.tight_epsilon == rho
-    assert row.verdict == "sound"
+    assert isinstance(row.tight_epsilon, Enclosure)
+    assert row.tight_epsilon.upper == rho
+    assert isinstance(row.tight_epsilon.lower, type(rho))
+    assert 0 < rho - row.tight_epsilon.lower < mpq(1, 2 ** 998)
+    assert row.verdict == "sound" and row.exactness == "enclosure"
     if sigma == "2.0":
         assert rho == mpq(1, 8) and row.claim_epsilon == F64(0.125)
+
+
+def test_gaussian_saturation_bound_is_loose_only_for_huge_sigma() -> None:
+    """At σ = 2^30 the tail beyond 2^31 − 1 is not negligible (e^{−2}): the lower end drops,
+    but stays a valid bound (≥ 0, ≤ ρ)."""
+    u = 1 / (2 * mpq(2) ** 60)
+    loss = saturation_loss(u, 1)
+    assert 0 < loss <= u
 
 
 # dashu-float 0.4.4's own exp (FBig<Up>, 53 bits), from a build of its source: inputs where it

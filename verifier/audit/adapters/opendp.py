@@ -19,7 +19,8 @@ input metric calls neighbours at ``d_in``:
   library's own ``α = 1 − p`` (its double ``p`` recomputed bit for bit,
   :mod:`~verifier.audit.adapters.opendp_exp`), decided by the exact DP engine;
 * ``make_gaussian`` on an integer under zCDP: the discrete Gaussian at the double σ, whose
-  tight ρ is exactly ``Δ²/(2σ²)`` (:mod:`~verifier.audit.adapters.opendp_noise`);
+  tight ρ is ``Δ²/(2σ²)`` before the library's saturating cast to i32 and within 2^−999 of
+  it after (an enclosure; :mod:`~verifier.audit.adapters.opendp_noise`);
 * ``make_noisy_max`` and ``make_noisy_top_k`` under ``MaxDivergence``: peeled
   permute-and-flip, whose law is an exponential sum in the scores over the double scale
   (:mod:`~verifier.audit.adapters.opendp_noisy_max`), over the score vectors given as inputs;

@@ -19,7 +19,12 @@ integers ``v``, ``v′`` with ``|v − v′| ≤ d_in``, so the largest shift is
   ``α > 1`` (``Σ_k p^α q^{1−α} = e^{α(α−1)Δ²/(2σ²)}·Θ(αΔ)/Θ(0)`` with
   ``Θ(s) = Σ_k e^{−(k−s)²/(2σ²)}``, which is largest, ``Θ(0)``, at integer ``s``; CKS20,
   concentrated DP of the discrete Gaussian), so the tight ρ is exactly ``Δ²/(2σ²)``, a
-  rational for a double σ.
+  rational for a double σ — before the release is cast to i32; the saturating cast lowers it
+  by a bounded sliver (:func:`gaussian_row`).
+
+Both integer paths end in that saturating cast (``then_saturating_cast``): for the pure-DP
+discrete Laplace it merges outputs beyond both centres, whose likelihood ratio is constant
+there, so ε and δ are unchanged.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from verifier.audit.adapters.opendp_threshold import threshold_answer
 from verifier.audit.case import AuditCase, AuditRow, Enclosure
 from verifier.audit.judge import ratio, read_double
 from verifier.core.binary64 import F64
-from verifier.core.certified import Certified
+from verifier.core.certified import Certified, exp_bounds
 from verifier.core.distribution import Dist
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument
@@ -146,29 +151,66 @@ def _bounded_geometric_row(case: AuditCase) -> AuditRow:
                      f"clamped to an end first)"))
 
 
+I32_MAX = 2 ** 31 - 1  # the library casts the release to i32, saturating
+_FAR = mpq(694)  # nats: e^(−694) < 2^(−1001)
+_TINY = mpq(1, 2 ** 1000)
+
+
+def _upper_exp(nats: mpq) -> mpq:
+    """A rational ≥ ``e^(−nats)`` (``nats ≥ 0``), without underflow: ``2^−1000`` far out."""
+    return _TINY if nats >= _FAR else exp_bounds(-nats, 64)[1]
+
+
+def saturation_loss(u: mpq, shift: int) -> mpq:
+    """A rational ``b`` with ``ρ_sat ≥ u·Δ² − b`` for the discrete Gaussian released through the
+    saturating cast to i32 (see :func:`gaussian_row`): ``b = r/(2(1 − r))`` with
+    ``r ≥ P[|N_Z(2Δ, σ²)| ≥ 2^31 − 1]`` bounded by its geometric tail."""
+    m = I32_MAX - 2 * shift
+    head, ratio_ = _upper_exp(u * m * m), _upper_exp(u * (2 * m + 1))
+    if ratio_ >= 1:
+        return u * shift * shift
+    r = 2 * head / (1 - ratio_)
+    return u * shift * shift if r >= 1 else r / (2 * (1 - r))
+
+
 def gaussian_row(case: AuditCase) -> AuditRow:
-    """``make_gaussian`` on an integer under zCDP: ρ in the ε columns (see the notes)."""
+    """``make_gaussian`` on an integer under zCDP: ρ in the ε columns (see the notes).
+
+    The library casts the release to i32, saturating: post-processing, so ``ρ ≤ Δ²/(2σ²)``;
+    and at ``α = 2`` the pair ``(Δ, 0)`` keeps every output strictly inside the type, where
+    ``Σ_o P(o)²/Q(o)`` over all of ``ℤ`` is ``e^{Δ²/σ²}``, minus a share
+    ``r = P[|N_Z(2Δ, σ²)| ≥ 2^31 − 1]`` beyond it: ``ρ ≥ D_2/2 ≥ Δ²/(2σ²) + ln(1 − r)/2``.
+    The tight ρ is enclosed between the two (a gap below 2^−999 unless σ is near 2^31)."""
     case.only(("scale",), d_in=True)
     dp = opendp()
     sigma = scale_arg(case)
     meas = dp.m.make_gaussian(dp.atom_domain(T=int), dp.absolute_distance(T=int),
                               scale=sigma.double)
     d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1)
-    if d_in < 1:
-        raise InvalidArgument(f"d_in = {d_in} must be ≥ 1", argument="d_in", value=d_in)
+    if not 1 <= d_in < 2 ** 29:
+        raise InvalidArgument(f"d_in = {d_in} must be between 1 and 2^29", argument="d_in",
+                              value=d_in)
     claimed = read_double(float(meas.map(d_in)))
     if not isinstance(claimed, F64):
         raise InvalidArgument(f"the library returned ρ = {claimed!r}", argument="d_in")
     if claimed.exact < 0:
         raise NegativeClaim(claimed)
-    rho = mpq(d_in * d_in) / (2 * sigma.exact * sigma.exact)
-    holds = claimed.exact >= rho
-    witness = {"inputs": (d_in, 0), "orders": "every integer α > 1: D_α = α·ρ exactly"}
-    return AuditRow(case, claimed, None, None, rho, verdict(holds),
-                    ratio(claimed, Epsilon.of_nats(rho)), "exact", witness,
+    u = 1 / (2 * sigma.exact * sigma.exact)
+    rho = u * d_in * d_in
+    lower = max(rho - saturation_loss(u, d_in), mpq(0))
+    holds = True if claimed.exact >= rho else False if claimed.exact < lower else None
+    witness = {"inputs": (d_in, 0), "orders": "α = 2 (and every integer α: D_α = α·Δ²/(2σ²) "
+                                              "before the cast)"}
+    return AuditRow(case, claimed, None, None, Enclosure(lower, rho), verdict(holds),
+                    ratio(claimed, Epsilon.of_nats(rho)), "enclosure", witness,
                     ("zCDP: the ε columns hold ρ (the library's ZeroConcentratedDivergence)",
-                     f"scale = {sigma} = {format_rational(sigma.exact)} exactly; tight ρ = "
-                     f"d_in²/(2σ²) = {format_rational(rho)}"))
+                     f"scale = {sigma} = {format_rational(sigma.exact)} exactly; tight ρ ≤ "
+                     f"d_in²/(2σ²) = {format_rational(rho)}, and above it by less than "
+                     f"{_show_gap(rho - lower)} (the saturating cast to i32)"))
+
+
+def _show_gap(gap: mpq) -> str:
+    return "2^-999" if gap <= 2 * _TINY else format_rational(gap)
 
 
 # ------------------------------------------------------------- noisy max / top-k (pure DP)
