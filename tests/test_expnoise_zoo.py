@@ -9,8 +9,9 @@ Independent references:
 * mpmath at 60 digits, summing the noise directly over a window ±W with ``γ^W < e^{−100}``
   (the mass beyond it): every law, the tight ε at δ = 0 and the tight δ at ε;
 * the literature's verdicts (Dwork and Roth 2014, §3.3; Lyu, Su and Li 2017);
-* noise on each coordinate: δ summed directly over a window of output vectors, and the
-  loss law of three coordinates by hand.
+* noise on each coordinate: δ summed directly over a window of output vectors (discrete
+  Laplace and Gaussian), the loss law of three coordinates by hand, and on one coordinate the
+  discrete Gaussian engine of noise on a sum.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from verifier import f64
 from verifier.core import ratfunc
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.ratfunc import RatFunc, beta_sign, gap_sign
+from verifier.model.expnoise import discrete_gaussian
 from verifier.model.expnoise_vector import coordinate_laplace
 from verifier.model.expnoise_zoo import (
     above_threshold,
@@ -44,6 +46,8 @@ from verifier.model.expnoise_zoo import (
     noisy_max_law,
 )
 from verifier.notions.dp.neighbours import explicit_pairs, vector_relation, vectors
+from verifier.notions.dp.noise_check import check_noise_dp
+from verifier.notions.dp.noise_gauss_vector import check_gaussian_vector_dp, delta_enclosure
 from verifier.notions.dp.noise_zoo import check_choice_dp
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -482,7 +486,8 @@ def test_coordinate_spec_exit_codes(tmp_path):
 
 
 @pytest.mark.parametrize("change, needle", [
-    ({"mechanism": {"kind": "discrete_gaussian", "sigma": "1"}}, "[input]"),
+    ({"mechanism": {"kind": "discrete_gaussian", "scale": "1"}}, "mechanism.scale"),
+    ({"mechanism": {"kind": "discrete_gaussian", "sigma": "1", "hi": 3}}, "mechanism.hi"),
     ({"mechanism": {"kind": "discrete_laplace", "scale": "2", "lo": 0}}, "mechanism.lo"),
     ({"mechanism": {"kind": "discrete_laplace", "scale": "2", "noise": "x"}},
      "mechanism.noise"),
@@ -491,3 +496,76 @@ def test_coordinate_spec_exit_codes(tmp_path):
 ])
 def test_hostile_coordinate_specs_exit_2(tmp_path, change, needle):
     assert_error(invoke(["check", write(tmp_path, {**COORD, **change})]), needle)
+
+
+def mp_gauss_delta(x, y, sigma, eps):
+    """``Σ_o max(0, P(o) − e^ε·Q(o))`` for discrete Gaussian noise on each coordinate, summed
+    directly over ``|o_i − c_i| ≤ 40σ`` (the mass beyond is below e^{-800})."""
+    u = 1 / (2 * mp(mpq(sigma)) ** 2)
+    w = int(40 * mp(mpq(sigma))) + 1
+    big_z = mpmath.nsum(lambda k: mpmath.exp(-u * k * k), [-mpmath.inf, mpmath.inf])
+    mass = {k: mpmath.exp(-u * k * k) / big_z for k in range(-2 * w, 2 * w + 1)}
+    e = mpmath.exp(eps)
+    total = mpmath.mpf(0)
+    for o in product(range(min(x + y) - w, max(x + y) + w + 1), repeat=len(x)):
+        p = q = mpmath.mpf(1)
+        for oi, xi, yi in zip(o, x, y, strict=True):
+            p *= mass.get(oi - xi, mpmath.mpf(0))
+            q *= mass.get(oi - yi, mpmath.mpf(0))
+        total += max(mpmath.mpf(0), p - e * q)
+    return total
+
+
+@pytest.mark.parametrize("pair, sigma, eps", [(((0, 0), (1, 1)), "1", "1/2"),
+                                               (((0, 1), (2, 0)), "3/2", "1"),
+                                               (((0, 0), (1, 0)), "1", "ln(2)")])
+def test_gaussian_on_each_coordinate_against_direct_summation(pair, sigma, eps):
+    e = parse_epsilon(eps)
+    nats = mp(e.nats) if e.nats is not None else mpmath.log(mp(e.base))
+    ref = max(mp_gauss_delta(pair[0], pair[1], sigma, nats),
+              mp_gauss_delta(pair[1], pair[0], sigma, nats))
+    r = check_gaussian_vector_dp(mpq(sigma), explicit_pairs([pair]), e, mpq(1, 10 ** 6))
+    lo, hi = r.delta_enclosure.enclose(128)
+    assert mp(lo) - TOL <= ref <= mp(hi) + TOL and hi - lo < mpq(1, 10 ** 30)
+    assert r.holds is False and not r.delta_exact
+
+
+@pytest.mark.parametrize("eps", ["1", "ln(3)", "0"])
+def test_gaussian_on_one_coordinate_is_the_noise_on_a_sum(eps):
+    """One coordinate in 0..1 is the discrete Gaussian on the sum of one record over {0, 1}:
+    both engines' enclosures of δ must overlap."""
+    e = parse_epsilon(eps)
+    one = check_gaussian_vector_dp(mpq(1), vector_relation("linf", 1, vectors(1, 0, 1)), e,
+                                   mpq(0))
+    ref = check_noise_dp(discrete_gaussian(1), [0, 1], 1, e, mpq(0))
+    a_lo, a_hi = one.delta_enclosure.enclose(128)
+    b_lo, b_hi = ref.delta_enclosure.enclose(128)
+    assert a_lo <= b_hi and b_lo <= a_hi
+    assert one.holds is False and one.epsilon_value == Epsilon.INF  # unbounded loss at δ = 0
+
+
+def test_gaussian_tight_epsilon_brackets_the_claim():
+    """The tight ε at δ = 1/100 is bracketed: the δ enclosure at its lower end is above 1/100,
+    at its upper end at most 1/100."""
+    rel = vector_relation("linf", 1, vectors(2, 0, 1))
+    r = check_gaussian_vector_dp(mpq(2), rel, Epsilon.of_nats(1), mpq(1, 100))
+    lo, hi = r.epsilon_enclosure.enclose(64)
+    u = mpq(1, 8)
+    assert 0 < hi - lo < mpq(1, 10 ** 9)
+    assert delta_enclosure(u, (1, 1), Epsilon.of_nats(lo), 256)[0] > mpq(1, 100)
+    assert delta_enclosure(u, (1, 1), Epsilon.of_nats(hi), 256)[1] <= mpq(1, 100)
+    assert check_gaussian_vector_dp(mpq(2), rel, Epsilon.of_nats(hi), mpq(1, 100)).holds
+    assert check_gaussian_vector_dp(mpq(2), rel, Epsilon.of_nats(lo), mpq(1, 100)).holds \
+        is False
+
+
+def test_gaussian_coordinate_spec_exit_codes(tmp_path):
+    spec = {**COORD, "mechanism": {"kind": "discrete_gaussian", "sigma": "2"},
+            "query": {"epsilon": "1", "delta": "1/10", "notions": ["dp"]}}
+    o = invoke(["check", write(tmp_path, spec), "--json"])
+    assert_verdict(o, 0)
+    out = json.loads(o.stdout)
+    jsonschema.validate(out, SCHEMA)
+    assert out["dp"]["exactness"] == {"delta": "enclosure", "epsilon": "enclosure"}
+    fails = {**spec, "query": {**spec["query"], "delta": "1/100"}}
+    assert_verdict(invoke(["check", write(tmp_path, fails, "f.toml")]), 1)

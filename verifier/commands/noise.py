@@ -13,6 +13,7 @@ import typer
 
 from verifier.commands.app import verdict
 from verifier.commands.common import print_json, refuse_options
+from verifier.model.expnoise_vector import CoordinateGaussian
 from verifier.notions.dp.noise_check import check_noise_dp
 from verifier.specs.noise import NoiseProblem
 from verifier.specs.noise_zoo import ChoiceProblem
@@ -75,7 +76,13 @@ def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool,
         from verifier.notions.dp.noise_zoo import check_choice_dp
 
         refuse_options(f"a {s.choice.kind} spec", refused)
-        r = check_choice_dp(s.choice, s.relation, s.epsilon, s.delta, s.limits)
+        if isinstance(s.choice, CoordinateGaussian):
+            from verifier.notions.dp.noise_gauss_vector import check_gaussian_vector_dp
+
+            r = check_gaussian_vector_dp(s.choice.sigma, s.relation, s.epsilon, s.delta,
+                                         s.limits)
+        else:
+            r = check_choice_dp(s.choice, s.relation, s.epsilon, s.delta, s.limits)
         mechanism = f"{s.choice.describe()} over {s.relation.describe()}"
         cases = f"{r.pairs} ordered pairs of neighbouring inputs"
     else:

@@ -32,7 +32,8 @@ from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import format_rational, positive
 from verifier.core.ratfunc import RatFunc
 
-__all__ = ["CoordinateNoise", "coordinate_laplace", "loss_law"]
+__all__ = ["CoordinateNoise", "CoordinateGaussian", "coordinate_laplace",
+           "coordinate_gaussian", "loss_law"]
 
 
 def _coordinate(m: int) -> dict[int, RatFunc]:
@@ -86,6 +87,23 @@ class CoordinateNoise:
 
     def describe(self) -> str:
         return f"discrete_laplace(scale={format_rational(self.scale)}) on each coordinate"
+
+
+@dataclass(frozen=True, slots=True)
+class CoordinateGaussian:
+    """Discrete Gaussian noise of ``sigma`` on each coordinate (its loss law is infinite:
+    decided by enclosures, :mod:`verifier.notions.dp.noise_gauss_vector`)."""
+
+    sigma: mpq
+    kind: str = "discrete_gaussian"
+
+    def describe(self) -> str:
+        return f"discrete_gaussian(sigma={format_rational(self.sigma)}) on each coordinate"
+
+
+def coordinate_gaussian(sigma: object) -> CoordinateGaussian:
+    """Discrete Gaussian noise of ``sigma > 0`` (rational, or a double) on each coordinate."""
+    return CoordinateGaussian(positive(sigma, "sigma"))
 
 
 def coordinate_laplace(scale: object) -> CoordinateNoise:

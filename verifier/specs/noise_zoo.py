@@ -8,15 +8,15 @@ threshold, and noise added to each coordinate.
     [mechanism]   kind = "noisy_max" or "above_threshold"; noise = "discrete_laplace";
                   scale (the noise on every query); above_threshold also threshold (an
                   integer), threshold_scale, and optionally compare = ">=" (default) or ">";
-                  or kind = "discrete_laplace" with scale: the vector plus noise on each
-                  coordinate (no clamp)
+                  or kind = "discrete_laplace" with scale, "discrete_gaussian" with sigma:
+                  the vector plus noise on each coordinate (no clamp)
     [query]       epsilon, delta, notions = ["dp"]
     [limits]      work: the ordered pairs of inputs enumerated (verifier.core.budget)
 
 Numbers may be exact (``"2"``, ``"3/2"``) or doubles named as such (``{f64 = "…"}``). Only
 ``plrv check`` decides these specs, for ``dp``; every other table, key, notion or noise
-(``discrete_gaussian`` has no closed-form sums here, nor a finite loss law on a vector) is
-refused with the key named.
+(``discrete_gaussian`` for noisy max and above threshold: no closed-form sums) is refused
+with the key named.
 """
 
 from __future__ import annotations
@@ -30,7 +30,12 @@ from verifier.core.budget import Budget, budget_from_limits
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import SpecError
 from verifier.core.numbers import positive, probability
-from verifier.model.expnoise_vector import CoordinateNoise, coordinate_laplace
+from verifier.model.expnoise_vector import (
+    CoordinateGaussian,
+    CoordinateNoise,
+    coordinate_gaussian,
+    coordinate_laplace,
+)
 from verifier.model.expnoise_zoo import NoisyChoice, above_threshold, noisy_max
 from verifier.notions.dp.neighbours import Relation
 from verifier.specs.keys import MISSING, Table, doubles, list_of, string
@@ -49,7 +54,7 @@ class ChoiceProblem:
     claim, the doubles."""
 
     path: str | None
-    choice: NoisyChoice | CoordinateNoise
+    choice: NoisyChoice | CoordinateNoise | CoordinateGaussian
     relation: Relation
     epsilon: Epsilon
     delta: mpq
@@ -87,25 +92,24 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
 
 
 def read_coordinate_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProblem:
-    """Read a spec of discrete Laplace noise on each coordinate of ``[input]`` vectors."""
+    """Read a spec of discrete Laplace or Gaussian noise on each coordinate of ``[input]``
+    vectors."""
     kind = raw["mechanism"]["kind"]
     if command != "check":
         raise SpecError(f"plrv {command} does not decide {kind} noise; plrv check does",
                         file=file, key="mechanism.kind", value=kind)
     _tables(raw, file, kind)
     mech = Table.of(raw, "mechanism", file, required=True)
-    if kind != "discrete_laplace":
-        raise SpecError(f"{kind} noise on each coordinate of [input] vectors is not decided "
-                        f"(its privacy loss takes infinitely many values on a vector); noise on "
-                        f"the sum of [data] records is", file=file, key="[input]",
-                        value=raw["input"])
     for key in mech.given("lo", "hi"):
         raise mech.fail(key, "noise on each coordinate of [input] vectors is decided without "
                              "a clamp: remove lo and hi", mech.raw[key])
-    mech.only({"kind", "scale"}, f"kind {kind!r} over [input] vectors")
-    scale = mech.rational("scale", check=positive, missing=f"missing: kind {kind!r} needs "
-                                                           "scale, the noise's scale")
-    return _problem(raw, file, kind, coordinate_laplace(scale))
+    param = "scale" if kind == "discrete_laplace" else "sigma"
+    mech.only({"kind", param}, f"kind {kind!r} over [input] vectors")
+    value = mech.rational(param, check=positive, missing=f"missing: kind {kind!r} needs "
+                                                         f"{param}")
+    if kind == "discrete_gaussian":
+        return _problem(raw, file, kind, coordinate_gaussian(value))
+    return _problem(raw, file, kind, coordinate_laplace(value))
 
 
 def _tables(raw: Mapping, file: str | None, kind: str) -> None:
@@ -117,7 +121,7 @@ def _tables(raw: Mapping, file: str | None, kind: str) -> None:
 
 
 def _problem(raw: Mapping, file: str | None, kind: str,
-             choice: NoisyChoice | CoordinateNoise) -> ChoiceProblem:
+             choice: NoisyChoice | CoordinateNoise | CoordinateGaussian) -> ChoiceProblem:
     """The relation over the ``[input]`` vectors and the claim of ``[query]``."""
     inputs = Table.of(raw, "input", file, required=True)
     inputs.only(INPUT_KEYS)

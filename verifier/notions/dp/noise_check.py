@@ -16,7 +16,7 @@ non-increasing).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from gmpy2 import mpq
@@ -29,7 +29,7 @@ from verifier.model.expnoise import ExpNoise
 from verifier.notions.display import noise_described, result_html, result_repr
 from verifier.notions.dp.noise_loss import DeltaForm, PairLoss, pair_loss
 
-__all__ = ["NoiseResult", "centre_pairs", "check_noise_dp", "MAX_PAIRS"]
+__all__ = ["NoiseResult", "centre_pairs", "check_noise_dp", "bisect_epsilon", "MAX_PAIRS"]
 
 MAX_PAIRS = 100_000
 _BISECTION_STEPS = 64
@@ -167,11 +167,20 @@ def _tight_epsilon(pl: PairLoss, delta: mpq, zero: Certified | None) -> Certifie
     def at_most(eps: mpq) -> bool | None:
         return _le(pl.delta(Epsilon.of_nats(eps)), delta)
 
+    bounds = bisect_epsilon(at_most, None if zero is None else zero.enclose(64)[1])
+    return None if bounds is None else Certified(lambda prec: bounds)
+
+
+def bisect_epsilon(at_most: Callable[[mpq], bool | None], start: mpq | None = None
+                   ) -> tuple[mpq, mpq] | None:
+    """``[lo, hi]`` holding the least ε ≥ 0 (nats) with ``at_most(ε)`` (δ(ε) ≤ δ, certified;
+    None: undecided), by bisection: δ(ε) is non-increasing. ``start``: an ε known to satisfy
+    it, else found by doubling from 1. None when that search is undecided or runs out."""
     if at_most(mpq(0)):
-        return Certified.exact(mpq(0))
+        return mpq(0), mpq(0)
     lo = mpq(0)
-    if zero is not None:
-        hi = zero.enclose(64)[1]
+    if start is not None:
+        hi = start
     else:
         hi = mpq(1)
         for _ in range(_BISECTION_STEPS):  # δ(ε) → 0 as ε → ∞ for every law here
@@ -189,8 +198,7 @@ def _tight_epsilon(pl: PairLoss, delta: mpq, zero: Certified | None) -> Certifie
         if ok is None:
             break
         lo, hi = (lo, mid) if ok else (mid, hi)
-    bounds = (lo, hi)
-    return Certified(lambda prec: bounds)
+    return lo, hi
 
 
 def _le(form: DeltaForm, delta: mpq) -> bool | None:
