@@ -134,6 +134,14 @@ def test_rr_bool_exact_epsilon_is_ln3() -> None:
     assert _mp(row.claim_epsilon.exact) >= mpmath.log(3)
 
 
+def test_rr_bool_at_prob_one_claims_infinity_which_is_vacuous() -> None:
+    """p = 1 releases the truth: the laws have disjoint supports, ε = ∞; the library's map
+    says ∞ too, and a max divergence ≤ ∞ always holds."""
+    row = run(case("make_randomized_response_bool", {"prob": f64("1.0")}, 1))
+    assert row.claim_epsilon == Epsilon.INF and row.tight_epsilon == Epsilon.INF
+    assert row.verdict == "sound"
+
+
 def test_rr_categorical_sound_at_one_half() -> None:
     """t = 3, p = 1/2: truth 1/2, each lie 1/4, a non-member 1/3 each: ε = ln 2."""
     row = run(case("make_randomized_response", {"categories": (0, 1, 2),
