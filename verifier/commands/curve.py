@@ -69,15 +69,15 @@ def curve(spec: SpecArg,
     if plot is not None:
         from verifier.reports.plot import require_matplotlib
         require_matplotlib()
-    if accounting:
-        from verifier.interop.accounting import dp_accounting
-        dp_accounting()  # a missing extra is named before any work
     s, note = _load(spec, at, {"epsilon": epsilon, "delta": delta}, budget, budget_counts,
                     engine)
-    if accounting and "dp" not in s.notions:
-        from verifier.core.errors import InvalidArgument
-        raise InvalidArgument("--accounting compares dp's curve; the spec names no dp in "
-                              "query.notions", argument="--accounting")
+    if accounting:
+        if "dp" not in s.notions:
+            from verifier.core.errors import InvalidArgument
+            raise InvalidArgument("--accounting compares dp's curve; the spec names no dp in "
+                                  "query.notions", argument="--accounting")
+        from verifier.interop.accounting import dp_accounting
+        dp_accounting()  # a missing extra is named before the curve is computed
     from verifier.reports.curve import curve_json, curve_lines, sample_epsilons, sample_rows
     from verifier.symbolic.closed_form import spec_curves
 
