@@ -5,7 +5,7 @@ import json
 from math import comb
 from pathlib import Path
 
-from gmpy2 import mpq
+from gmpy2 import mpq, mpz
 from typer.testing import CliRunner
 
 from verifier import check_partial, iid, known_indices, threshold_count
@@ -129,16 +129,73 @@ def test_linear_route_matches_the_reference_closed_form():
 
 
 def test_count_estimate_includes_the_digits():
-    """Example 7 at 10,000 records fits the default memory limit, at 10^6 it does not (its
-    count law alone has 10^6 numbers of about 2·10^7 bits)."""
+    """Example 7 at 10,000 and 100,000 records fits the default memory limit, at 10^6 it
+    does not: the streamed count law keeps the prefix sums next to the threshold for each of
+    the m + 1 background classes, m = n/10 numbers of u·log2(10^6) > 19u bits (or as many
+    as fit in its cap), and its checkpoints."""
     from verifier.core.budget import Budget
     from verifier.engines.counts import count_estimate
     limit = Budget().max_memory
-    for n, fits in ((10_000, True), (1_000_000, False)):
+    for n, fits in ((10_000, True), (100_000, True), (1_000_000, False)):
         model = iid(["999999/1000000", "1/1000000"], [0, 1], n)
         work, memory = count_estimate(model, threshold_count([1], n // 10),
                                       known_indices(range(n // 10)), [n - 1])
         u = n - 1 - n // 10
-        assert memory >= 2 * u * (u * 19 // 8)  # law and prefix sums: d^u > 2^(19u)
+        assert memory >= min((n // 10) * (u * 19 // 8), 2 << 30)  # kept: at most 3 GiB a side
         assert (memory <= limit) is fits
         assert work < 64 * n  # linear in n
+
+
+def test_a_streamed_count_law_gives_the_same_exact_deltas(monkeypatch):
+    """Every law streamed (tiny blocks, two kept, parts never kept) against the closed-form
+    reference: worst APK δ, PPK δ and every class's APK δ, exactly."""
+    from collections import OrderedDict
+    from fractions import Fraction
+
+    from verifier.engines import count_law
+    from verifier.engines.known_counts import KnownCounts
+    from verifier.notions.partial import shift_loss
+    monkeypatch.setattr(count_law, "LAZY_BITS", 1)
+    monkeypatch.setattr(count_law, "BLOCK", 3)
+    monkeypatch.setattr(count_law, "_KEEP_BYTES", 1)
+    monkeypatch.setattr(count_law, "_CACHE", OrderedDict())
+    monkeypatch.setattr(shift_loss, "_KEEP_BITS", 1)
+    ref = _reference()
+    for n, p, t in ((40, "1/10", 4), (120, "1/1000", 12), (90, "1/3", 30), (90, "1/3", 70)):
+        m = n // 10
+        report = check_partial(threshold_count([1], t), iid([str(1 - mpq(p)), p], [0, 1], n),
+                               knowledge=known_indices(range(m)), targets=n - 1,
+                               epsilon="ln(2)", notions=["apkdp", "ppkdp"])
+        r = ref.example7_reference(n, Fraction(p), t, m, 2)
+        apk, ppk = report.results["apkdp"], report.results["ppkdp"]
+        assert Fraction(str(apk.delta)) == r.apk_worst()[0]
+        assert Fraction(str(ppk.delta)) == r.ppk_worst()[0]
+        rows = {row["background"]: row["delta"] for row in apk.details}
+        for k in range(m + 1):
+            assert Fraction(str(rows[KnownCounts((0, 1), (m - k, k))])) == r.apk_by_k(k)[0]
+
+
+def test_streamed_laws_and_weighted_sums_by_hand():
+    """The streamed binomial law, read in any order, equals the binomial coefficients
+    written out here; its weighted sum (binary splitting) equals the plain sum."""
+    import random
+
+    from verifier.core.distribution import Dist
+    from verifier.engines import count_law
+    rng = random.Random(5)
+    for u, s, r in ((0, 1, 1), (1, 1, 2), (7, 2, 5), (130, 1, 9), (300, 3, 4)):
+        law = count_law._TwoSided(u, mpz(s), mpz(r))
+        mass = [comb(u, x) * s ** x * r ** (u - x) for x in range(u + 1)]
+        order = list(range(u + 1))
+        rng.shuffle(order)
+        assert all(law.mass(x) == mass[x] for x in order)
+        assert all(law.prefix(x) == sum(mass[:x]) for x in order + [u + 1])
+        assert law.prefix(u + 5) == (s + r) ** u and law.prefix(-1) == 0
+    for m, prior in ((0, "1/3"), (5, "2/7"), (40, "1/1000")):
+        dist = Dist({0: str(1 - mpq(prior)), 1: prior})
+        iid_law = count_law.ones_law([dist] * m, (0, 1))
+        mixed = count_law.ones_law([dist, Dist({0: "1/2", 1: "1/2"})] * m, (0, 1))
+        for law in (iid_law, mixed):
+            values = [mpz(rng.randint(-10 ** 30, 10 ** 30)) for _ in range(law.size + 1)]
+            assert law.weighted(iter(values)) == sum(w * v for w, v in zip(law.mass, values,
+                                                                          strict=True))

@@ -41,6 +41,7 @@ from gmpy2 import comb, fac, lcm, mpq, mpz
 from verifier.core.budget import Budget
 from verifier.core.distribution import Dist
 from verifier.core.errors import BudgetExceeded
+from verifier.engines.count_law import BLOCK, law_bytes
 from verifier.engines.joint import JointTable
 from verifier.engines.known_counts import KnownCounts
 from verifier.engines.shift_table import Preimages, preimages, shift_tables
@@ -161,7 +162,32 @@ def count_memory_floor(data: IndependentData, know: Knowledge, targets: Sequence
     t0 = targets[0] if targets else 0
     u = data.n - 1 - len(kset)
     bits_u = _denominator_bits([p for j, p in enumerate(data.priors) if j != t0 and j not in kset])
+    if _streamable(data):  # the linear route streams the law: its checkpoints at least
+        return 2 * (u // BLOCK + 2) * ((bits_u + 7) // 8 + 32)
     return (u + 1) * ((bits_u + 7) // 8 + 32)
+
+
+def _read(pre: Preimages, u: int, m: int) -> int:
+    """How many indices of the law of ``u`` records the linear route reads with ``m`` known
+    records: ``x = s − k − α`` (``0 ≤ k ≤ m``, ``α ∈ {0, 1}``, and the next prefix sum) near
+    each end ``s`` of a preimage interval, within ``0..u + 1``."""
+    ends = sorted({e for s1, s2 in pre.runs for e in (s1, s2 + 1)}
+                  | {e for _, spans in pre.groups for s1, s2 in spans for e in (s1, s2 + 1)})
+    covered, top = 0, -1
+    for e in ends:
+        lo, hi = max(e - m - 2, top + 1, 0), min(e + 1, u + 1)
+        if lo <= hi:
+            covered += hi - lo + 1
+            top = hi
+    return covered
+
+
+def _streamable(data: IndependentData) -> bool:
+    """Whether a law of these records is streamed: i.i.d. on two values, both possible."""
+    if not data.identical or len(data.values) != 2 or not data.priors:
+        return False
+    prior = data.priors[0]
+    return all(0 < prior[v] < 1 for v in data.values)
 
 
 def count_estimate(data: IndependentData, mech: Mechanism, know: Knowledge,
@@ -176,7 +202,9 @@ def count_estimate(data: IndependentData, mech: Mechanism, know: Knowledge,
       prefix sums, ``b_U`` the bits of the product of their priors' denominators),
       ``2(m+2)`` of ``b_K`` bits for the ``m`` known records and, for noiseless privacy,
       ``2(n+1)`` of ``b_U + b_K`` bits; laws are shared by the targets when the records are
-      i.i.d. Work: ``T·(n + 1)`` to build the laws plus, per target, ordered pair and class,
+      i.i.d., and then a large law is streamed and bounded by its kept blocks
+      (:func:`~verifier.engines.count_law.law_bytes`). Work: ``T·(n + 1)`` to build the
+      laws plus, per target, ordered pair and class,
       ``R + I + 1`` interval sums (``R`` runs of singleton outputs, ``I`` intervals of the
       others) for each of about ``2·log2(n)`` bisection steps.
     * General route: :func:`count_work` combinations; the count laws (``L_K``, ``L_U``
@@ -195,8 +223,9 @@ def count_estimate(data: IndependentData, mech: Mechanism, know: Knowledge,
     pre = shift_route(data, mech)
     if pre is not None:
         laws = 1 if data.identical else len(targets)
-        numbers = (2 * (u + 2) * ((bits_u + 7) // 8 + 32) + 2 * (m + 2) * ((bits_k + 7) // 8 + 32)
-                   + 2 * (n + 1) * ((bits_u + bits_k + 7) // 8 + 32))
+        lazy = _streamable(data)
+        numbers = (law_bytes(u, bits_u, lazy, _read(pre, u, m)) + law_bytes(m, bits_k, lazy)
+                   + law_bytes(n - 1, bits_u + bits_k, lazy, _read(pre, n - 1, 0)))
         pieces = len(pre.runs) + sum(len(iv) for _, iv in pre.groups) + 1
         work = len(targets) * ((n + 1) + 2 * (m + 1) * pieces * 2 * (n.bit_length() + 1))
         return work, laws * numbers

@@ -31,7 +31,7 @@ the piece ending at ``b``, ``δ(E) = A − C·E`` (``A``, ``C``: masses of ratio
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from gmpy2 import mpq, mpz
@@ -48,6 +48,7 @@ from verifier.notions.ratio_order import greater
 __all__ = ["ShiftLoss", "WorstClass", "apk_shift_losses", "ppk_shift_loss"]
 
 Above = Callable[[mpz, mpz], bool]  # does p/q (q > 0) lie in the contributing set?
+_KEEP_BITS = 1 << 31  # parts of a loss above 256 MB of digits are not kept
 
 
 def _above_eps(eps: Epsilon) -> Above:
@@ -98,6 +99,7 @@ class ShiftLoss:
     weights: tuple[mpz, ...]
     scale: mpz
     memo: dict = field(default_factory=dict, repr=False)
+    mixture: bool = False  # the weights are the known records' law N_K[k], k = 0..m
 
     @property
     def geo(self) -> Geometry:
@@ -123,11 +125,16 @@ class ShiftLoss:
         return cache[key]
 
     @property
-    def parts(self) -> tuple[_Part, ...]:
-        if "parts" not in self.memo:
-            self.memo["parts"] = tuple(self._part(k, w) for k, w in
-                                       zip(self.classes, self.weights, strict=True))
-        return self.memo["parts"]
+    def parts(self) -> Iterable[_Part]:
+        """The classes' parts, kept unless the table's would hold gigabytes of digits."""
+        if "parts" in self.memo:
+            return self.memo["parts"]
+        made = (self._part(k, w) for k, w in zip(self.classes, self.weights, strict=True))
+        known = self.table.known  # every loss of the table (a class each) may keep its own
+        if (1 if known is None else known.size + 1) * self.table.law.scale.bit_length() \
+                > _KEEP_BITS:
+            return made
+        return self.memo.setdefault("parts", tuple(made))
 
     def _part(self, k: int, w: mpz) -> _Part:
         geo, law, pre = self.geo, self.table.law, self.table.pre
@@ -156,11 +163,15 @@ class ShiftLoss:
     def sums(self, cut: int, above: Above) -> tuple[mpz, mpz, mpz]:
         """``(P_∞, P, Q)``: the weighted masses with ratio ``∞``, and of the finite outputs
         in the contributing set (singletons at positions ``≥ cut``; others by ``above``)."""
+        return self._sum_parts(self.parts, cut, above)
+
+    def _sum_parts(self, parts: Iterable[_Part], cut: int, above: Above
+                   ) -> tuple[mpz, mpz, mpz]:
         law = self.table.law
         a, b = self.alpha, self.beta
         c1, c2 = self.geo.xs_from(cut)
         p_inf, p_sum, q_sum = mpz(0), mpz(0), mpz(0)
-        for part in self.parts:
+        for part in parts:
             ps = qs = mpz(0)
             for lo, hi in part.ranges:
                 lo, hi = max(lo, c1), min(hi, c2)
@@ -178,6 +189,21 @@ class ShiftLoss:
                 p_inf, p_sum, q_sum = p_inf + w * part.infinite, p_sum + w * ps, q_sum + w * qs
         return p_inf, p_sum, q_sum
 
+    def combined(self, cut: int, above: Above, num: mpz, den: mpz) -> mpz:
+        """``(P_∞ + P)·den − num·Q`` of :meth:`sums`; a PPK mixture over every class of an
+        i.i.d. known law weighs the classes' values at once (:meth:`OnesLaw.weighted`)."""
+        known = self.table.known
+        if not (self.mixture and known is not None
+                and self.classes == tuple(range(known.size + 1))):
+            pi, p, q = self.sums(cut, above)
+            return (pi + p) * den - num * q
+
+        def value(part: _Part) -> mpz:
+            one = _Part(mpz(1), part.infinite, part.ranges, part.groups)
+            pi, p, q = self._sum_parts((one,), cut, above)
+            return (pi + p) * den - num * q
+        return known.weighted(value(part) for part in self.parts)
+
     # -- δ at ε -------------------------------------------------------------
     def _infinite(self) -> mpz:
         return sum((p.weight * p.infinite for p in self.parts), mpz(0))
@@ -190,13 +216,13 @@ class ShiftLoss:
                 self.memo[key] = Delta.make(mpq(self._infinite(), self.scale), mpq(0), eps)
             else:
                 cut, above = self._cut_at(eps)
-                p_inf, p, q = self.sums(cut, above)
                 rate = eps.rate
                 if rate is not None:  # one rational: (P·den − num·Q)/(scale·den)
                     num, den = rate.numerator, rate.denominator
-                    value = mpq((p_inf + p) * den - num * q, self.scale * den)
+                    value = mpq(self.combined(cut, above, num, den), self.scale * den)
                     self.memo[key] = Delta.make(value, mpq(0), eps)
                 else:
+                    p_inf, p, q = self.sums(cut, above)
                     self.memo[key] = Delta.make(mpq(p_inf + p, self.scale), mpq(q, self.scale),
                                                 eps)
         return self.memo[key]
@@ -207,8 +233,7 @@ class ShiftLoss:
         rate = eps.rate
         assert rate is not None
         cut, above = self._cut_at(eps)
-        pi, p, q = self.sums(cut, above)
-        return (pi + p) * rate.denominator - rate.numerator * q
+        return self.combined(cut, above, rate.numerator, rate.denominator)
 
     def at_most(self, eps: Epsilon, numerator: mpz, d: mpq) -> bool:
         """Whether ``δ(ε) = numerator/(scale·den) ≤ d``, in integers."""
@@ -328,7 +353,8 @@ def ppk_shift_loss(table: ShiftTable, a: Hashable, b: Hashable) -> ShiftLoss:
     alpha, beta = table.values.index(a), table.values.index(b)
     ks = tuple(table.classes())
     weights = tuple(table.class_weight(k) for k in ks)
-    return ShiftLoss(table, alpha, beta, ks, weights, table.law.scale * table.class_scale)
+    return ShiftLoss(table, alpha, beta, ks, weights, table.law.scale * table.class_scale,
+                     mixture=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -357,8 +383,7 @@ class WorstClass:
         def value(loss: ShiftLoss) -> mpz:
             pi, p, q = loss.sums(cut, above)
             return (pi + p) * den - num * q
-        values = [value(loss) for loss in self.losses]
-        return self.losses[values.index(max(values))]
+        return max(self.losses, key=value)  # the first maximum; no list of long values
 
     def delta(self, eps: Epsilon) -> Delta:
         return self.worst(eps).delta(eps)
