@@ -42,8 +42,10 @@ from verifier.model.expnoise_vector import coordinate_laplace
 from verifier.model.expnoise_zoo import (
     above_threshold,
     first_above_law,
+    first_above_value_law,
     noisy_max,
     noisy_max_law,
+    noisy_max_value_law,
 )
 from verifier.notions.dp.neighbours import explicit_pairs, vector_relation, vectors
 from verifier.notions.dp.noise_check import check_noise_dp
@@ -215,6 +217,11 @@ def test_structure_against_the_rational_engine(zoo, monkeypatch, alpha):
              (zoo.svt_no_query_noise, lambda q: first_above_law(q, 1, B, 2, None),
               product(range(2), repeat=4)),
              (zoo.svt_no_threshold_noise, lambda q: first_above_law(q, 1, B, None, 1),
+              product(range(2), repeat=4)),
+             (zoo.noisy_max_with_value, lambda q: noisy_max_value_law(q, B, 1, -1, 3),
+              product(range(3), repeat=3)),
+             (zoo.svt_returns_noisy_value,
+              lambda q: first_above_value_law(q, 1, B, 2, 1, False, -1, 3),
               product(range(2), repeat=4))]
     for rational, symbolic, inputs in cases:
         for q in inputs:
@@ -244,6 +251,50 @@ def test_above_threshold_against_direct_summation(q):
         law = m.law(q)
         for k, r in ref.items():
             assert abs(at_mp(law[k], beta) - r) < TOL
+
+
+def mp_first_above_value(q, threshold, g_threshold, g_query, strict, lo, hi) -> dict:
+    """``(k, clamp(X_k))`` of the first query above the noisy threshold, by direct sums over
+    the threshold's and the query's noise."""
+    rho, nu = Noise(g_threshold), Noise(g_query)
+    out: dict = {}
+    for k in range(len(q) + 1):
+        for u in range(threshold - rho.w, threshold + rho.w + 1):
+            f = rho.eq(threshold, u)
+            for qj in q[:k]:
+                f *= nu.le(qj, u) if strict else nu.le(qj, u - 1)
+            if k == len(q):
+                out[k] = out.get(k, mpmath.mpf(0)) + f
+                continue
+            for x in range(q[k] - nu.w, q[k] + nu.w + 1):
+                if x > u or (x == u and not strict):
+                    key = (k, min(max(x, lo), hi))
+                    out[key] = out.get(key, mpmath.mpf(0)) + f * nu.eq(q[k], x)
+    return out
+
+
+@pytest.mark.parametrize("q", [(0, 1, 1), (1, 0)])
+@pytest.mark.parametrize("strict", [False, True])
+def test_value_releasing_threshold_against_direct_summation(q, strict):
+    m = above_threshold(1, mpq(1, 2), 1, strict=strict, value=(-1, 2))
+    qp, tp = m.powers
+    beta = mpmath.exp(-mp(m.rate))
+    ref = mp_first_above_value(q, 1, beta ** tp, beta ** qp, strict, -1, 2)
+    law = m.law(q)
+    assert set(law) == {k for k, v in ref.items() if v > TOL}
+    for k, r in ref.items():
+        assert abs((at_mp(law[k], beta) if k in law else 0) - r) < TOL
+
+
+def test_every_law_sums_to_one_identically():
+    """Σ_o P(o) = 1 as rational functions of β (an exact identity, for every β)."""
+    laws = [noisy_max_law((0, 2, 1), B), noisy_max_value_law((0, 2, 1), B, 1, -1, 3),
+            first_above_law((0, 1, 1), 1, B, 2, 1), first_above_law((0, 1, 1), 1, B, 1, 3, True),
+            first_above_law((0, 1), 1, B, 2, None), first_above_law((0, 1), 1, B, None, 1),
+            first_above_value_law((0, 1, 1), 1, B, 2, 1, False, -1, 3),
+            first_above_value_law((0, 1, 1), 1, B, 1, 3, True, 0, 0)]
+    for law in laws:
+        assert sum(law.values(), RatFunc.constant(0)) == 1
 
 
 # ------------------------------------------------------------------ dp verdicts
@@ -359,7 +410,9 @@ SCHEMA = json.loads((ROOT / "schemas" / "check-output.v1.json").read_text())
 
 @pytest.mark.parametrize("name, code", [("report_noisy_max_laplace", 0),
                                         ("sparse_vector_laplace", 0),
-                                        ("svt_wrong_scale_laplace", 1)])
+                                        ("svt_wrong_scale_laplace", 1),
+                                        ("noisy_max_with_value_laplace", 1),
+                                        ("svt_returns_noisy_value_laplace", 1)])
 def test_example_specs(name, code):
     o = invoke(["check", str(ZOO / f"{name}.toml"), "--json"])
     assert_verdict(o, code)
@@ -386,6 +439,12 @@ def test_spec_exit_codes(tmp_path):
     ({"mechanism": {"kind": "noisy_max", "noise": "discrete_laplace"}}, "mechanism.scale"),
     ({"mechanism": {**SVT["mechanism"], "threshold": "1/2"}}, "mechanism.threshold"),
     ({"mechanism": {**SVT["mechanism"], "compare": "<"}}, "mechanism.compare"),
+    ({"mechanism": {**SVT["mechanism"], "release": "value"}}, "mechanism.release"),
+    ({"mechanism": {**SPEC["mechanism"], "hi": 3}}, "mechanism.hi"),
+    ({"mechanism": {**SPEC["mechanism"], "release": "index_and_value", "lo": 0}},
+     "mechanism.hi"),
+    ({"mechanism": {**SPEC["mechanism"], "release": "index_and_value", "lo": 3, "hi": 0}},
+     "mechanism.hi"),
     ({"mechanism": {**SVT["mechanism"], "threshold_scale": "1000/999"}},
      "mechanism.threshold_scale"),
     ({"mechanism": {k: v for k, v in SVT["mechanism"].items() if k != "threshold_scale"}},

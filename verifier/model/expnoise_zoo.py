@@ -30,8 +30,10 @@ with rational coefficients, at a rational ``α`` the rational ``P`` at ``β = α
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from math import gcd
+from typing import Any
 
 from gmpy2 import mpq, mpz
 
@@ -41,7 +43,8 @@ from verifier.core.ratfunc import RatFunc
 from verifier.model.noise import Coef, Noisy, base_coefficient, noisy_sum
 
 __all__ = ["NoisyChoice", "noisy_max", "above_threshold", "noisy_max_law",
-           "first_above_law", "ZOO_KINDS", "MAX_POWER"]
+           "first_above_law", "noisy_max_value_law", "first_above_value_law", "ZOO_KINDS",
+           "MAX_POWER"]
 
 ZOO_KINDS = ("noisy_max", "above_threshold")
 MAX_POWER = 64  # the largest rate of a noise, in units of the common rate t
@@ -101,6 +104,66 @@ def first_above_law(q: tuple, threshold: int, base: object, threshold_power: int
     return {k: w for k, w in out.items() if w != 0}
 
 
+def _window(factors: list[Noisy], base: object, lo: int, hi: int, shift: int = 0
+            ) -> dict[int, Coef]:
+    """``{v: Σ over the noisy value at v}`` for ``lo < v < hi`` and the clamped ends, the
+    value being the first factor's (``X_i = v``)."""
+    if lo == hi:
+        return {lo: noisy_sum(factors, base)}
+    out = {v: noisy_sum(factors, base, lo=v, hi=v) for v in range(lo + 1, hi)}
+    out[lo] = noisy_sum(factors, base, hi=lo)
+    out[hi] = noisy_sum(factors, base, lo=hi)
+    return out
+
+
+def noisy_max_value_law(q: tuple, base: object, power: int, lo: int, hi: int
+                        ) -> dict[tuple[int, int], Coef]:
+    """``{(i, v): P[argmax = i, clamp(X_i, lo, hi) = v]}``: report noisy max releasing the
+    noisy maximum too (StatDP's ``noisy_max_v1b``; Ding et al. 2018: not ε-DP)."""
+    q = _vector(q)
+    out: dict[tuple[int, int], Coef] = {}
+    for i, qi in enumerate(q):
+        factors = [Noisy(qi, "=", power=power)] + [
+            Noisy(qj, "<" if j < i else "<=", power=power) for j, qj in enumerate(q) if j != i]
+        out.update({(i, v): w for v, w in _window(factors, base, lo, hi).items()})
+    return {k: w for k, w in out.items() if w != 0}
+
+
+def first_above_value_law(q: tuple, threshold: int, base: object, threshold_power: int,
+                          query_power: int, strict: bool, lo: int, hi: int
+                          ) -> dict[object, Coef]:
+    """Above threshold releasing the noisy answer of the first query above it, clamped to
+    ``[lo, hi]`` (Lyu et al. 2017, Algorithm 3; StatDP's ``iSVT4``: not ε-DP): ``(k, v)``, or
+    ``len(q)`` when no query is. With ``f(u) = P[T + ρ = u]·Π_{j<k} P[X_j below u]`` and
+    ``s = 1`` for ``>`` (else 0): ``P[(k, v)] = P[X_k = v]·Σ_{u ≤ v−s} f(u)`` inside, and at
+    the ends ``Σ_{u ≤ lo−s} f(u)·(P[X_k ≥ u+s] − P[X_k > lo])`` and
+    ``P[X_k ≥ hi]·Σ_{u ≤ hi−s} f(u) + Σ_{u > hi−s} f(u)·P[X_k ≥ u+s]``."""
+    q = _vector(q)
+    t = integer(threshold, "threshold")
+    up, down = (">", "<=") if strict else (">=", "<")
+    s = 1 if strict else 0
+    b = base_coefficient(base)
+    out: dict[object, Coef] = {}
+    for k in range(len(q) + 1):
+        before = [Noisy(t, "=", power=threshold_power)] + [
+            Noisy(qj, down, power=query_power) for qj in q[:k]]
+        if k == len(q):
+            out[k] = noisy_sum(before, base)
+            continue
+        reach = Noisy(q[k], up, power=query_power)
+        if lo == hi:
+            out[(k, lo)] = noisy_sum([*before, reach], base)
+            continue
+        for v in range(lo + 1, hi):
+            out[(k, v)] = Noisy(q[k], "=", power=query_power).at(v, b) * \
+                noisy_sum(before, base, hi=v - s)
+        out[(k, lo)] = noisy_sum([*before, reach], base, hi=lo - s) - \
+            Noisy(q[k], ">", power=query_power).at(lo, b) * noisy_sum(before, base, hi=lo - s)
+        out[(k, hi)] = Noisy(q[k], ">=", power=query_power).at(hi, b) * \
+            noisy_sum(before, base, hi=hi - s) + noisy_sum([*before, reach], base, lo=hi - s + 1)
+    return {key: w for key, w in out.items() if w != 0}
+
+
 def _rate_gcd(a: mpq, b: mpq) -> mpq:
     """The largest rational ``t`` with ``a/t`` and ``b/t`` integers."""
     num = gcd(int(a.numerator) * int(b.denominator), int(b.numerator) * int(a.denominator))
@@ -113,13 +176,15 @@ class NoisyChoice:
     with discrete Laplace noise: ``scale`` on every query, ``threshold_scale`` on the threshold
     ``threshold`` (above threshold only; for above threshold either may be None: no noise
     there, the broken variants of the literature), ``strict`` comparison ``>`` instead of
-    ``≥``."""
+    ``≥``; ``value = (lo, hi)``: the noisy value of the chosen query is released too, clamped
+    to ``[lo, hi]`` (the variants of the literature that are not private)."""
 
     kind: str
     scale: mpq | None
     threshold_scale: mpq | None = None
     threshold: int = 0
     strict: bool = False
+    value: tuple[int, int] | None = None
 
     @property
     def rate(self) -> mpq:
@@ -134,26 +199,33 @@ class NoisyChoice:
         return tuple(None if s is None else int(1 / s / t)  # type: ignore[return-value]
                      for s in (self.scale, self.threshold_scale))
 
-    def law(self, q: tuple, base: object | None = None) -> dict[int, Coef]:
-        """The law of the released index at input ``q``: rational functions of ``β`` (default),
-        or rationals at a rational ``base`` standing for ``β``."""
+    def law(self, q: tuple, base: object | None = None) -> Mapping[Any, Coef]:
+        """The law of the release at input ``q``: rational functions of ``β`` (default), or
+        rationals at a rational ``base`` standing for ``β``."""
         b = RatFunc.beta() if base is None else base
         qp, tp = self.powers
         if self.kind == "noisy_max":
             assert qp is not None
-            return noisy_max_law(q, b, qp)
+            return noisy_max_law(q, b, qp) if self.value is None else \
+                noisy_max_value_law(q, b, qp, *self.value)
+        if self.value is not None:
+            assert qp is not None and tp is not None
+            return first_above_value_law(q, self.threshold, b, tp, qp, self.strict,
+                                         *self.value)
         return first_above_law(q, self.threshold, b, tp, qp, self.strict)
 
     def describe(self) -> str:
         def shown(s: mpq | None) -> str:
             return "none" if s is None else format_rational(s)
 
+        value = "" if self.value is None else \
+            f", releasing the noisy value clamped to [{self.value[0]}, {self.value[1]}]"
         if self.kind == "noisy_max":
-            return f"noisy_max(discrete_laplace, scale={shown(self.scale)})"
+            return f"noisy_max(discrete_laplace, scale={shown(self.scale)}{value})"
         rel = ">" if self.strict else "≥"
         return (f"above_threshold(discrete_laplace, scale={shown(self.scale)}, "
                 f"threshold={self.threshold}, threshold_scale={shown(self.threshold_scale)}, "
-                f"first q + noise {rel} threshold + noise)")
+                f"first q + noise {rel} threshold + noise{value})")
 
 
 def _checked(m: NoisyChoice) -> NoisyChoice:
@@ -166,17 +238,32 @@ def _checked(m: NoisyChoice) -> NoisyChoice:
     return m
 
 
-def noisy_max(scale: object) -> NoisyChoice:
+def _value(value: object) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise InvalidArgument(f"value = {value!r:.40} is not a clamp (lo, hi)",
+                              argument="value", value=value)
+    lo, hi = integer(value[0], "lo"), integer(value[1], "hi")
+    if lo > hi:
+        raise InvalidArgument(f"clamp [lo, hi] = [{lo}, {hi}] is empty", argument="hi",
+                              value=hi)
+    return lo, hi
+
+
+def noisy_max(scale: object, value: object = None) -> NoisyChoice:
     """Report noisy max with discrete Laplace noise of ``scale > 0`` (rational, or a double
-    via :func:`verifier.f64`) on every query; released: the index of the largest."""
-    return NoisyChoice("noisy_max", positive(scale, "scale"))
+    via :func:`verifier.f64`) on every query; released: the index of the largest, and with
+    ``value = (lo, hi)`` its noisy value clamped to ``[lo, hi]``."""
+    return NoisyChoice("noisy_max", positive(scale, "scale"), value=_value(value))
 
 
 def above_threshold(scale: object, threshold_scale: object, threshold: object,
-                    strict: bool = False) -> NoisyChoice:
+                    strict: bool = False, value: object = None) -> NoisyChoice:
     """Above threshold with query noise of ``scale`` and threshold noise of
     ``threshold_scale`` (each > 0, rational or a double; None: no noise there, not both)
-    around the integer ``threshold``."""
+    around the integer ``threshold``; ``value = (lo, hi)``: the noisy answer is released too,
+    clamped (both noises needed)."""
     if not isinstance(strict, bool):
         raise InvalidArgument(f"strict = {strict!r:.40} is not a boolean", argument="strict",
                               value=strict)
@@ -185,5 +272,9 @@ def above_threshold(scale: object, threshold_scale: object, threshold: object,
                               argument="scale", value=None)
     s = None if scale is None else positive(scale, "scale")
     ts = None if threshold_scale is None else positive(threshold_scale, "threshold_scale")
+    clamp = _value(value)
+    if clamp is not None and (s is None or ts is None):
+        raise InvalidArgument("releasing the noisy value needs noise on the queries and on "
+                              "the threshold", argument="value", value=value)
     return _checked(NoisyChoice("above_threshold", s, ts, integer(threshold, "threshold"),
-                                strict))
+                                strict, clamp))

@@ -8,6 +8,8 @@ threshold, and noise added to each coordinate.
     [mechanism]   kind = "noisy_max" or "above_threshold"; noise = "discrete_laplace";
                   scale (the noise on every query); above_threshold also threshold (an
                   integer), threshold_scale, and optionally compare = ">=" (default) or ">";
+                  release = "index" (default) or "index_and_value" (the chosen query's noisy
+                  value too, clamped to [lo, hi]: the literature's broken variants);
                   or kind = "discrete_laplace" with scale, "discrete_gaussian" with sigma:
                   the vector plus noise on each coordinate (no clamp)
     [query]       epsilon, delta, notions = ["dp"]
@@ -43,9 +45,10 @@ from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, r
 
 __all__ = ["ChoiceProblem", "read_choice_spec", "read_coordinate_spec"]
 
-_KEYS = {"noisy_max": {"kind", "noise", "scale"},
+_KEYS = {"noisy_max": {"kind", "noise", "scale", "release", "lo", "hi"},
          "above_threshold": {"kind", "noise", "scale", "threshold", "threshold_scale",
-                             "compare"}}
+                             "compare", "release", "lo", "hi"}}
+RELEASES = ("index", "index_and_value")
 
 
 @dataclass(frozen=True)
@@ -77,8 +80,9 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
                                  f"sums have closed forms); {noise!r} is not", noise)
     scale = mech.rational("scale", check=positive,
                           missing=f"missing: kind {kind!r} needs scale, the noise's scale")
+    value = _release(mech)
     if kind == "noisy_max":
-        choice = noisy_max(scale)
+        choice = mech.check("hi", noisy_max, scale, value)
     else:
         threshold = mech.integer("threshold", missing=f"missing: kind {kind!r} needs "
                                                        "threshold, an integer")
@@ -87,8 +91,22 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
                                         "threshold noise's scale")
         compare = mech.read("compare", lambda v, k: string(v, k, (">=", ">")), ">=")
         choice = mech.check("threshold_scale", above_threshold, scale, t_scale, threshold,
-                            compare == ">")
+                            compare == ">", value)
     return _problem(raw, file, kind, choice)
+
+
+def _release(mech: Table) -> tuple[int, int] | None:
+    """The clamp of a released noisy value (``release = "index_and_value"``), else None."""
+    release = mech.string("release", RELEASES, "index")
+    if release == "index":
+        for key in mech.given("lo", "hi"):
+            raise mech.fail(key, 'clamps the released noisy value: give it with release = '
+                                 '"index_and_value", or remove it', mech.raw[key])
+        return None
+    return (mech.integer("lo", missing='missing: release = "index_and_value" clamps the '
+                                       'value to [lo, hi]'),
+            mech.integer("hi", missing='missing: release = "index_and_value" clamps the '
+                                       'value to [lo, hi]'))
 
 
 def read_coordinate_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProblem:
