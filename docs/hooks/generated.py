@@ -89,7 +89,7 @@ def schema_section(path: Path) -> str:
     if schema.get("description"):
         out.append(schema["description"] + "\n")
     if "additionalProperties" in schema and schema["additionalProperties"] is False:
-        out.append("Keys not listed here are refused.\n")
+        out.append("No keys other than those listed are allowed.\n")
     for key in ("oneOf", "anyOf"):
         if key in schema:
             out.append("One of: " + ", ".join(_type(o, stem) for o in schema[key]) + ".\n")
