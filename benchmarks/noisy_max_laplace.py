@@ -11,7 +11,9 @@ Rows (best of three; Python peak memory of a fourth run under tracemalloc):
   route replaces);
 * ``mpmath``: the tight ε at δ = 0 of report noisy max by direct summation of the noise at
   30 digits over a window with γ^W < 10⁻³⁰ — an approximation with no certificate, the only
-  other route to a transcendental β here.
+  other route to a transcendental β here;
+* ``enclosed``: discrete Gaussian noise on each coordinate (no exact form: certified
+  enclosures of δ at ε and of ε at δ).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from verifier import (  # noqa: E402
     vectors,
 )
 from verifier.model.expnoise_vector import coordinate_laplace  # noqa: E402
+from verifier.notions.dp.noise_gauss_vector import check_gaussian_vector_dp  # noqa: E402
 from verifier.specs.check import load_spec, run_spec  # noqa: E402
 
 
@@ -95,6 +98,10 @@ def main() -> None:
         ("above threshold, 5 in 0..1", above_threshold(4, 2, 1), 5, 1, "sparse_vector"),
         ("wrong-scale threshold, 5 in 0..1", above_threshold(mpq(4, 3), 4, 1, strict=True), 5,
          1, "svt_wrong_scale"),
+        ("noisy max with its value, 3 in 0..2", noisy_max(2, value=(-1, 3)), 3, 2,
+         "noisy_max_with_value"),
+        ("threshold with its value, 5 in 0..1", above_threshold(4, 2, 1, value=(-1, 3)), 5, 1,
+         "svt_returns_noisy_value"),
         ("noise on each coordinate, 3 in 0..2", coordinate_laplace(scale), 3, 2, None),
     ]
     print(f"{'case':<38} {'route':<9} {'seconds':>8} {'peak MiB':>9}  result")
@@ -109,6 +116,12 @@ def main() -> None:
             s, mem, res = timed(lambda spec=spec: run_spec(spec).results["dp"])
             print(f"{'':<38} {'rational':<9} {s:8.3f} {mem:9.1f}  holds={res.holds} "
                   f"(at β = 1/2)")
+    rel = vector_relation("linf", 1, vectors(3, 0, 2))
+    s, mem, r = timed(lambda: check_gaussian_vector_dp(mpq(2), rel, parse_epsilon("1"),
+                                                       mpq(1, 10)))
+    print(f"{'Gaussian σ=2 on each coordinate, 3':<38} {'enclosed':<9} {s:8.3f} {mem:9.1f}  "
+          f"holds={r.holds}, δ≈{r.delta_enclosure.approx()}, ε(1/10)≈"
+          f"{r.epsilon_enclosure.approx() if r.epsilon_enclosure else r.epsilon}")
     with mpmath.workdps(30):
         s, mem, value = timed(lambda: mp_noisy_max_epsilon(mpmath.mpf(2) / mpmath.log(2), 3, 2),
                               repeats=1)
