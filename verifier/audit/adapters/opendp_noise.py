@@ -53,7 +53,7 @@ from verifier.core.binary64 import F64
 from verifier.core.certified import Certified, exp_bounds
 from verifier.core.distribution import Dist
 from verifier.core.epsilon import Epsilon
-from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.errors import BudgetExceeded, InvalidArgument, Undecided
 from verifier.core.expsum import ExpSum
 from verifier.core.numbers import format_rational
 from verifier.model.expnoise import discrete_laplace
@@ -78,14 +78,15 @@ def laplace_row(case: AuditCase) -> AuditRow:
     claim, eps = claim_epsilon(meas.map(d_in))
     noise = discrete_laplace(scale.exact)
     result = check_noise_dp(noise, (0, d_in), 1, eps, mpq(0))
-    tight = result.epsilon_value
-    if tight is None:  # pragma: no cover - the unclamped discrete Laplace has ε = Δ/scale
-        raise InvalidArgument("the tight ε was not found exactly", argument="args.scale")
-    holds = result.holds
+    tight: Epsilon | Certified = result.epsilon_value or result.epsilon_enclosure \
+        or Epsilon.INF  # exact for the unclamped law (ε = Δ/scale); enclosed otherwise
+    exact = result.epsilon_value is not None and result.delta_exact
     c, _ = result.witness
     witness = {"inputs": (c, 0), "outputs": "every output (loss ±d_in/scale)"}
     return AuditRow(case, claim, mpq(0), Certified(result.delta_enclosure.enclose), tight,
-                    verdict(holds), ratio(claim, tight), "exact", witness,
+                    verdict(result.holds),
+                    ratio(claim, tight if isinstance(tight, Epsilon) else None),
+                    "exact" if exact else "enclosure", witness,
                     (f"scale = {scale} = {scale.exact} exactly (the sampler takes the "
                      f"double as a rational)",
                      f"tight δ at the claimed ε: {result.delta or '0'}"))
@@ -263,7 +264,11 @@ def noisy_max_row(case: AuditCase) -> AuditRow:
     d_in = d.exact if isinstance(d, F64) else mpq(int_arg(case, "d_in", d))
     claim, eps = claim_epsilon(meas.map(d.double if isinstance(d, F64) else int(d_in)))
     signed = tuple(tuple(-v for v in x) for x in universe) if negate else universe
-    answer = noisy_max_answer(signed, 1 / scale.exact, k, d_in, monotonic, eps)
+    try:
+        answer = noisy_max_answer(signed, 1 / scale.exact, k, d_in, monotonic, eps)
+    except Undecided as exc:
+        return AuditRow(case, claim, mpq(0), None, None, "unknown", None, "enclosure", {},
+                        (f"undecided: {exc}",))
     x, y, out = answer.witness
     back = (lambda v: -v) if negate else (lambda v: v)
     shown = tuple(_given(case, tuple(back(v) for v in z)) for z in (x, y))
@@ -344,7 +349,10 @@ def threshold_row(case: AuditCase) -> AuditRow:
              f"tight δ at the claimed ε = {answer.delta} ≈ {answer.delta_certified.approx()}"
              f" against the claimed {delta_claim} (pair {left} against {right})",
              "tight δ is exact (an exponential sum, compared by the Lindemann–Weierstrass "
-             "zero test and certified signs); the number shown is its enclosure")
+             "zero test and certified signs); the number shown is its enclosure"
+             if answer.delta_decided else
+             "the pairs' δ were not all ranked at the precision cap: tight δ is enclosed by "
+             "the largest of their enclosures")
     return AuditRow(case, claim, delta_claim, answer.delta_certified, tight_eps,
                     verdict(answer.holds), ratio(claim, tight_eps),
                     "exact" if answer.delta_decided else "enclosure", witness, notes)

@@ -39,7 +39,7 @@ from gmpy2 import mpq
 
 from verifier.core.certified import Certified, log_bounds
 from verifier.core.epsilon import Epsilon
-from verifier.core.errors import BudgetExceeded, InvalidArgument, Undecided
+from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.core.expsum import ExpSum
 
 __all__ = ["pf_round", "top_k_law", "NoisyMaxAnswer", "noisy_max_answer", "linf_related",
@@ -93,22 +93,16 @@ def linf_related(x: Sequence[mpq], y: Sequence[mpq], d_in: mpq, monotonic: bool)
 
 @dataclass(frozen=True)
 class NoisyMaxAnswer:
-    """``holds`` (None: undecided), the tight ε (exact or enclosed), the tight δ at the
-    claimed ε (an exponential sum, enclosed for display), and the witness pair and output."""
+    """``holds``, the tight ε (exact or enclosed), the tight δ at the claimed ε (an
+    exponential sum, enclosed for display), and the witness pair and output. A sign the
+    certified arithmetic cannot decide raises :class:`~verifier.core.errors.Undecided`."""
 
-    holds: bool | None
+    holds: bool
     epsilon: Epsilon | Certified
     epsilon_text: str
     delta: ExpSum
     witness: tuple[tuple, tuple, tuple[int, ...]]
     pairs: int
-
-
-def _sign(x: ExpSum) -> int | None:
-    try:
-        return x.sign()
-    except Undecided:
-        return None
 
 
 def _log_ratio(a: ExpSum, b: ExpSum) -> tuple[Epsilon | Certified, str]:
@@ -151,24 +145,21 @@ def noisy_max_answer(inputs: Sequence[tuple[mpq, ...]], rate: mpq, k: int, d_in:
         raise BudgetExceeded(f"{len(pairs)} pairs × {outputs} releases, more than "
                              f"{MAX_OUTPUTS}", argument="inputs", value=len(pairs))
     laws = {x: top_k_law(x, rate, k) for x in inputs}
-    holds: bool | None = True
+    holds = True
     best: tuple[ExpSum, ExpSum, tuple, tuple, tuple[int, ...]] | None = None
     worst_delta: ExpSum | None = None
     worst_pair: tuple[tuple, tuple] | None = None
-    for x, y in pairs:
+    for x, y in pairs:  # every sign below is decided exactly or raises Undecided
         total = ExpSum()
         for o, p in laws[x].items():
             q = laws[y][o]
             gap = p - (q * eps.base if eps.base is not None else q.shift(_nats(eps)))
-            s = _sign(gap)
-            if s is None:
-                holds = None if holds else holds
-            elif s > 0:
+            if gap.sign() > 0:
                 holds = False
                 total = total + gap
-            if best is None or _sign(p * best[1] - best[0] * q) == 1:
+            if best is None or (p * best[1] - best[0] * q).sign() > 0:
                 best = (p, q, x, y, o)
-        if worst_delta is None or _sign(total - worst_delta) == 1:
+        if worst_delta is None or (total - worst_delta).sign() > 0:
             worst_delta, worst_pair = total, (x, y)
     assert best is not None and worst_delta is not None and worst_pair is not None
     tight, text = _log_ratio(best[0], best[1])

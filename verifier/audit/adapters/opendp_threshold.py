@@ -95,16 +95,15 @@ def release_mass(noise: ExpNoise, threshold: int, value: int) -> Series:
 
 def _form(noise: ExpNoise, threshold: int, pair: ThresholdPair, eps: Epsilon) -> DeltaForm:
     n = noise.denominator
-    zero = Series(u=noise.rate)
     if pair.left is not None and pair.right is None:
         a = release_mass(noise, threshold, pair.left)
-        return DeltaForm(a, zero, n, a)
+        return DeltaForm(a, Series(u=noise.rate), n, a)
     if pair.left is None and pair.right is not None:
+        # δ = max(0, 1 − e^ε·Q(⊥)); the numerator may be negative (then δ = 0): comparisons
+        # with a claim δ ≥ 0 and the enclosure (clipped at 0) read it as such
         kept = n - release_mass(noise, threshold, pair.right)  # Q(⊥)·N
         scaled = n - (kept * eps.base if eps.base is not None else kept.shift(_nats(eps)))
-        if _sign(scaled) == 1:
-            return DeltaForm(n, kept, n, scaled)
-        return DeltaForm(zero, zero, n, zero)
+        return DeltaForm(n, kept, n, scaled)
     assert pair.left is not None and pair.right is not None
     # min(v, v′) ≥ T − 1 for every pair of threshold_pairs: the unthresholded δ (module)
     return pair_loss(noise, pair.left, pair.right).delta(eps)
@@ -141,10 +140,20 @@ class ThresholdAnswer:
     epsilon_infinite: bool
     epsilon_bounds: tuple[mpq, mpq] | None
     pairs: int
+    forms: tuple[DeltaForm, ...] = ()
 
     @property
     def delta_certified(self) -> Certified:
-        return Certified(self.delta.enclose)
+        """The worst pair's δ; when the pairs were not all ranked, the largest enclosure."""
+        if self.delta_decided or not self.forms:
+            return Certified(self.delta.enclose)
+        forms = self.forms
+
+        def widest(prec: int) -> tuple[mpq, mpq]:
+            ends = [f.enclose(prec) for f in forms]
+            return max(lo for lo, _ in ends), max(hi for _, hi in ends)
+
+        return Certified(widest)
 
 
 def _worst(forms: tuple[tuple[ThresholdPair, DeltaForm], ...]) -> tuple[int, bool]:
@@ -229,4 +238,5 @@ def threshold_answer(scale: mpq, threshold: int, shift: int, eps: Epsilon,
                 break
     infinite, bounds = _tight_epsilon(scale, threshold, shift, delta)
     pair, form = forms[worst]
-    return ThresholdAnswer(holds, pair, form, decided, infinite, bounds, len(forms))
+    return ThresholdAnswer(holds, pair, form, decided, infinite, bounds, len(forms),
+                           tuple(f for _, f in forms))
