@@ -346,6 +346,13 @@ def test_sparse_vector_holds_and_wrong_scale_fails_with_the_mpmath_delta():
     assert r.delta_exact and r.delta.startswith("(")
 
 
+def test_zero_scales_are_the_broken_variants():
+    """A zero scale is no noise (OpenDP's reading of scale = 0): the same mechanisms as
+    None."""
+    assert above_threshold(0, 2, 1) == above_threshold(None, 2, 1)
+    assert above_threshold(1, "0", 1) == above_threshold(1, None, 1)
+
+
 def test_broken_threshold_variants_fail():
     """No query noise (Lyu et al. 2017, Algorithm 5): ε = ∞. An exact threshold: each of the
     five ⊥ answers from (0,…,0) against (1,…,1) is the ratio P[Z ≤ 1]/P[Z ≤ 0] = e^{1/scale}
@@ -412,7 +419,9 @@ SCHEMA = json.loads((ROOT / "schemas" / "check-output.v1.json").read_text())
                                         ("sparse_vector_laplace", 0),
                                         ("svt_wrong_scale_laplace", 1),
                                         ("noisy_max_with_value_laplace", 1),
-                                        ("svt_returns_noisy_value_laplace", 1)])
+                                        ("svt_returns_noisy_value_laplace", 1),
+                                        ("svt_no_query_noise_laplace", 1),
+                                        ("svt_no_threshold_noise_laplace", 1)])
 def test_example_specs(name, code):
     o = invoke(["check", str(ZOO / f"{name}.toml"), "--json"])
     assert_verdict(o, code)
@@ -440,6 +449,12 @@ def test_spec_exit_codes(tmp_path):
     ({"mechanism": {**SVT["mechanism"], "threshold": "1/2"}}, "mechanism.threshold"),
     ({"mechanism": {**SVT["mechanism"], "compare": "<"}}, "mechanism.compare"),
     ({"mechanism": {**SVT["mechanism"], "release": "value"}}, "mechanism.release"),
+    ({"mechanism": {**SPEC["mechanism"], "scale": "0"}}, "mechanism.scale"),
+    ({"mechanism": {**SVT["mechanism"], "scale": "0", "threshold_scale": 0}},
+     "mechanism.scale"),
+    ({"mechanism": {**SVT["mechanism"], "scale": "-1"}}, "mechanism.scale"),
+    ({"mechanism": {**SVT["mechanism"], "threshold_scale": 0, "release": "index_and_value",
+                    "lo": 0, "hi": 2}}, "mechanism.release"),
     ({"mechanism": {**SPEC["mechanism"], "hi": 3}}, "mechanism.hi"),
     ({"mechanism": {**SPEC["mechanism"], "release": "index_and_value", "lo": 0}},
      "mechanism.hi"),

@@ -38,7 +38,7 @@ from typing import Any
 from gmpy2 import mpq, mpz
 
 from verifier.core.errors import BudgetExceeded, InvalidArgument
-from verifier.core.numbers import format_rational, integer, positive
+from verifier.core.numbers import format_rational, integer, nonnegative, positive
 from verifier.core.ratfunc import RatFunc
 from verifier.model.noise import Coef, Noisy, base_coefficient, noisy_sum
 
@@ -258,20 +258,28 @@ def noisy_max(scale: object, value: object = None) -> NoisyChoice:
     return NoisyChoice("noisy_max", positive(scale, "scale"), value=_value(value))
 
 
+def _scale(value: object, name: str) -> mpq | None:
+    """A scale ≥ 0; 0 (or None) is no noise there (OpenDP's scale = 0: the value itself)."""
+    if value is None:
+        return None
+    x = nonnegative(value, name)
+    return None if x == 0 else x
+
+
 def above_threshold(scale: object, threshold_scale: object, threshold: object,
                     strict: bool = False, value: object = None) -> NoisyChoice:
     """Above threshold with query noise of ``scale`` and threshold noise of
-    ``threshold_scale`` (each > 0, rational or a double; None: no noise there, not both)
-    around the integer ``threshold``; ``value = (lo, hi)``: the noisy answer is released too,
-    clamped (both noises needed)."""
+    ``threshold_scale`` (each ≥ 0, rational or a double; 0 or None: no noise there — the
+    literature's broken variants —, not both) around the integer ``threshold``;
+    ``value = (lo, hi)``: the noisy answer is released too, clamped (both noises needed)."""
     if not isinstance(strict, bool):
         raise InvalidArgument(f"strict = {strict!r:.40} is not a boolean", argument="strict",
                               value=strict)
-    if scale is None and threshold_scale is None:
-        raise InvalidArgument("above threshold needs noise on the queries or the threshold",
-                              argument="scale", value=None)
-    s = None if scale is None else positive(scale, "scale")
-    ts = None if threshold_scale is None else positive(threshold_scale, "threshold_scale")
+    s, ts = _scale(scale, "scale"), _scale(threshold_scale, "threshold_scale")
+    if s is None and ts is None:
+        raise InvalidArgument("above threshold needs noise on the queries or the threshold: "
+                              "scale and threshold_scale are both 0", argument="scale",
+                              value=scale)
     clamp = _value(value)
     if clamp is not None and (s is None or ts is None):
         raise InvalidArgument("releasing the noisy value needs noise on the queries and on "

@@ -7,7 +7,8 @@ threshold, and noise added to each coordinate.
     [neighbours]  relation ("linf", "l1" or "pairs"), distance
     [mechanism]   kind = "noisy_max" or "above_threshold"; noise = "discrete_laplace";
                   scale (the noise on every query); above_threshold also threshold (an
-                  integer), threshold_scale, and optionally compare = ">=" (default) or ">";
+                  integer), threshold_scale (either scale may be 0: no noise there, the
+                  literature's broken variants), optionally compare = ">=" (default) or ">";
                   release = "index" (default) or "index_and_value" (the chosen query's noisy
                   value too, clamped to [lo, hi]: the literature's broken variants);
                   or kind = "discrete_laplace" with scale, "discrete_gaussian" with sigma:
@@ -31,7 +32,7 @@ from gmpy2 import mpq
 from verifier.core.budget import Budget, budget_from_limits
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import SpecError
-from verifier.core.numbers import positive, probability
+from verifier.core.numbers import nonnegative, positive, probability
 from verifier.model.expnoise_vector import (
     CoordinateGaussian,
     CoordinateNoise,
@@ -78,7 +79,8 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
     if noise != "discrete_laplace":
         raise mech.fail("noise", f"{kind} is decided with noise = \"discrete_laplace\" (its "
                                  f"sums have closed forms); {noise!r} is not", noise)
-    scale = mech.rational("scale", check=positive,
+    check = positive if kind == "noisy_max" else nonnegative  # 0: no noise there
+    scale = mech.rational("scale", check=check,
                           missing=f"missing: kind {kind!r} needs scale, the noise's scale")
     value = _release(mech)
     if kind == "noisy_max":
@@ -86,9 +88,16 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
     else:
         threshold = mech.integer("threshold", missing=f"missing: kind {kind!r} needs "
                                                        "threshold, an integer")
-        t_scale = mech.rational("threshold_scale", check=positive,
+        t_scale = mech.rational("threshold_scale", check=nonnegative,
                                 missing=f"missing: kind {kind!r} needs threshold_scale, the "
                                         "threshold noise's scale")
+        if scale == 0 and t_scale == 0:
+            raise mech.fail("scale", "scale and threshold_scale are both 0: above threshold "
+                                     "needs noise on the queries or the threshold", 0)
+        if value is not None and 0 in (scale, t_scale):
+            raise mech.fail("release", 'release = "index_and_value" needs noise on the '
+                                       "queries and the threshold (scale and threshold_scale "
+                                       "> 0)", "index_and_value")
         compare = mech.read("compare", lambda v, k: string(v, k, (">=", ">")), ">=")
         choice = mech.check("threshold_scale", above_threshold, scale, t_scale, threshold,
                             compare == ">", value)
