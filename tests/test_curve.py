@@ -238,3 +238,62 @@ def test_a_missing_extra_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     out = runner.invoke(app, ["curve", RR, "--plot", "c.png"])
     assert out.exit_code == 2 and "matplotlib" in out.output
+
+
+# ------------------------------------------------------- the envelope found by support lines
+
+def _both_envelopes(cases):
+    """The notion's curve as notion_curves builds it (support-line queries) and as the
+    envelope of every case's full curve (every case's δ at every one of its ratios)."""
+    from verifier.symbolic.closed_form import Curve, _lazy, curve_of, envelope
+    from verifier.symbolic.envelope import upper_envelope
+
+    lazy = Curve.make(upper_envelope([x for c in cases for x in _lazy(c)]))
+    return lazy, envelope(curve_of(c) for c in cases)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_support_line_envelope_equals_the_full_envelope_on_random_laws(seed):
+    # random pairs of laws on up to 6 outputs (some outputs impossible under one side), up to
+    # 12 cases: crossings, ties and dominated cases all occur
+    import random
+
+    from verifier.core.distribution import Dist
+    from verifier.notions.loss import privacy_loss
+
+    rng = random.Random(seed)
+
+    def law(outputs: int) -> Dist:
+        w = [rng.choice([0, 0, 1, 2, 3, 5, 8]) for _ in range(outputs)]
+        if not any(w):
+            w[0] = 1
+        return Dist({o: Fraction(x, sum(w)) for o, x in enumerate(w) if x})
+
+    cases = []
+    for _ in range(rng.randint(1, 12)):
+        k = rng.randint(1, 6)
+        cases.append(privacy_loss(law(k), law(k)))
+    lazy, full = _both_envelopes(cases)
+    assert lazy == full
+
+
+@pytest.mark.parametrize("spec", ["threshold_partial.toml", "referendum_tally.toml",
+                                  "example7_small.toml", "zoo/report_noisy_max.toml"])
+def test_support_line_envelope_equals_the_full_envelope_on_examples(spec):
+    from verifier.notions.check import analyse
+    from verifier.notions.partial.cases import apk_cases, ppk_cases
+    from verifier.specs.check import load_spec
+
+    s = load_spec(EXAMPLES / spec)
+    a = analyse(s.mechanism, values=s.values, records=s.records,
+                models=s.model if s.notions != ("dp",) else None, knowledge=s.knowledge,
+                targets=s.targets, pairs=s.pairs, budget=s.budget, engine=s.engine,
+                relation=s.relation)
+    pairs = a.pairs or ()
+    groups = ([[c.loss for c in a._dp()]] if "dp" in s.notions else []) + (
+        [[c.loss for t in a.tables or () for c in apk_cases(t, pairs)],
+         [c.loss for t in a.tables or () for c in ppk_cases(t, pairs)]] if a.tables else [])
+    assert groups
+    for losses in groups:
+        lazy, full = _both_envelopes(losses)
+        assert lazy == full
