@@ -27,7 +27,7 @@ import mpmath
 import pytest
 from flint import fmpq_poly
 from gmpy2 import mpq
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
@@ -351,6 +351,36 @@ def test_zero_scales_are_the_broken_variants():
     None."""
     assert above_threshold(0, 2, 1) == above_threshold(None, 2, 1)
     assert above_threshold(1, "0", 1) == above_threshold(1, None, 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.fractions(min_value=mpq(1, 2), max_value=4),
+       st.fractions(min_value=0, max_value=2),
+       st.tuples(st.integers(0, 2), st.integers(0, 2)),
+       st.tuples(st.integers(-1, 1), st.integers(-1, 1)),
+       st.sampled_from([64, 128, 512]))
+def test_the_exact_delta_and_epsilon_lie_inside_every_enclosure(scale, eps, x, step, prec):
+    """Two-candidate noisy max at a random rational scale, a random pair of neighbours and a
+    random ε: the mpmath δ = Σ_o max(0, P(o) − e^ε·Q(o)) and ln max P/Q (direct sums) lie in
+    the certified enclosures at every precision."""
+    y = (x[0] + step[0], x[1] + step[1])
+    assume(x != y)
+    m = noisy_max(mpq(scale.numerator, scale.denominator))
+    e = mpq(eps.numerator, eps.denominator)
+    r = check_choice_dp(m, explicit_pairs([(x, y)]), Epsilon.of_nats(e), mpq(0))
+    beta = mpmath.exp(-mp(m.rate))
+    px, py = mp_noisy_max(x, beta), mp_noisy_max(y, beta)
+    delta = max(sum(max(mpmath.mpf(0), a - mpmath.exp(mp(e)) * b) for a, b in zip(p, q,
+                                                                                  strict=True))
+                for p, q in ((px, py), (py, px)))
+    ratio = max(max(a / b for a, b in zip(px, py, strict=True)),
+                max(a / b for a, b in zip(py, px, strict=True)))
+    lo, hi = r.delta_enclosure.enclose(prec)
+    assert mp(lo) - TOL <= delta <= mp(hi) + TOL
+    lo, hi = r.epsilon_enclosure.enclose(prec)
+    assert mp(lo) - TOL <= mpmath.log(ratio) <= mp(hi) + TOL
+    if abs(mpmath.log(ratio) - mp(e)) > TOL:  # ε-DP iff the largest loss is at most ε
+        assert r.holds is (mpmath.log(ratio) < mp(e))
 
 
 def test_broken_threshold_variants_fail():
