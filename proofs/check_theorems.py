@@ -54,6 +54,7 @@ BOTTOM_ = "⊥"
 @pytest.mark.parametrize("theorem", SAMPLED, ids=[t.name for t in SAMPLED])
 @settings(max_examples=40, deadline=None)
 @given(inst=random_instances())
+@pytest.mark.slow
 def test_theorem_on_random_instances(theorem: Theorem, inst: Instance):
     """Sampled instances (never counted as proofs): the record must not fail on any."""
     assert theorem.check(inst) is not False, f"{theorem.name} fails on {inst}"

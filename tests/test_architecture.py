@@ -9,6 +9,8 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 400
 
@@ -91,6 +93,7 @@ def _circles(edges: dict[str, set[str]], nodes: list[str]) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_no_import_circle():
     mods = _modules()
     assert _circles(_graph(mods), sorted(mods)) == []

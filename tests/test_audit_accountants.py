@@ -94,6 +94,7 @@ def test_dp_accounting_k_ary_one_run_by_hand():
     assert row.verdict == "sound"
 
 
+@pytest.mark.slow
 def test_dp_accounting_example_all_sound_and_count_path_unsound():
     pytest.importorskip("dp_accounting")
     c = load_audit_config(EXAMPLES / "dp_accounting.toml")
@@ -110,6 +111,7 @@ def test_dp_accounting_example_all_sound_and_count_path_unsound():
 # ------------------------------------------------------------------ prv_accountant
 
 
+@pytest.mark.slow
 def test_prv_accountant_finding_against_the_closed_form():
     pytest.importorskip("prv_accountant")
     import mpmath
@@ -225,6 +227,7 @@ def test_autodp_rdp_k100_is_sound():
     ("dp_accounting_count.toml", "dp_accounting", 1),
     ("autodp.toml", "autodp", 1),
 ])
+@pytest.mark.slow
 def test_examples_exit_codes(name, library, code):
     pytest.importorskip(library)
     import json

@@ -85,6 +85,7 @@ def test_truncated_geometric_wide_bounds_is_infinite():
     assert math.floor(53 * math.log(2)) == 36
 
 
+@pytest.mark.slow
 def test_geometric_sensitivity_two_reach_by_hand():
     """ε = 1/2, sensitivity 2: noise steps of 1/4 nat; the largest noise is
     floor(-ln(2^-53·fl(1 + e^-1/4))/(1/4)) = 144 (hand: 4·(53 ln 2 − ln 1.7788) = 144.6)."""

@@ -170,6 +170,7 @@ def test_rr_bitvec_two_flipped_bits() -> None:
     assert row.verdict == "sound"
 
 
+@pytest.mark.slow
 def test_rr_bitvec_vectors_of_two_lengths_are_neighbours() -> None:
     """Under DiscreteDistance a byte and two bytes are neighbours; the output has the input's
     length, so the laws have disjoint supports: ε = ∞."""
@@ -314,6 +315,7 @@ def test_noisy_max_monotonic_epsilon_is_d_over_scale() -> None:
     (case("make_randomized_response_bitvec", {"max_weight": 1, "f": f64("0.5")}, 1),
      (1, 0, 0, 0, 0, 0, 0, 0)),
 ])
+@pytest.mark.slow
 def test_library_draws_fit_the_law(c: AuditCase, x: object) -> None:
     fit = goodness_of_fit(sample(c, x, 20_000), law(c, x), x)
     assert fit.outside == 0 and fit.p_value >= RELIABLE, fit.note()
@@ -343,6 +345,7 @@ def _audit(*args: str):
     ("opendp_discrete_laplace.toml", 0), ("opendp_gaussian_zcdp.toml", 0),
     ("opendp_noisy_max.toml", 0), ("opendp_geometric_bounded.toml", 0),
 ])
+@pytest.mark.slow
 def test_examples_exit_as_their_headers_say(name: str, code: int) -> None:
     out = _audit(str(EXAMPLES / name), "--json")
     assert out.exit_code == code, out.output

@@ -136,6 +136,7 @@ def test_refused_before_any_enumeration(monkeypatch):
         _refused(call)
 
 
+@pytest.mark.slow
 def test_just_fitting_instances_run():
     # one target, one background value per database: 2^10 databases × 2^10 outputs = 2^20
     tables, info = joint_tables(iid(["1/2", "1/2"], [0, 1], 10),
@@ -241,6 +242,7 @@ FAST = [
 @pytest.mark.parametrize("command, text, args, key, size", FAST,
                          ids=["records", "brute-20000", "rr-10", "pso-rows", "pso-bits-5",
                               "guess-range", "guess-1000"])
+@pytest.mark.slow
 def test_cli_refuses_fast(tmp_path, command, text, args, key, size):
     code, err, seconds = _cli(tmp_path, command, text, *args)
     assert code == 2, err

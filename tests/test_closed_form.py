@@ -107,6 +107,7 @@ POINTS = [(2, 0, "1/2", 2, "1"), (8, 2, "1/5", 3, "2"), (6, 3, "1/3", 4, "3/2"),
 
 
 @pytest.mark.parametrize("n,m,p,t,rate", POINTS)
+@pytest.mark.slow
 def test_threshold_closed_form_matches_count_engine(n, m, p, t, rate):
     report = check_partial(threshold_count((1,), t), iid([1 - q(p), q(p)], [0, 1], n),
                            knowledge=known_indices(list(range(m))), targets=[n - 1],

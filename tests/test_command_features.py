@@ -126,6 +126,7 @@ def test_every_feature_is_listed_and_every_command_declares_its_own():
 
 @pytest.mark.parametrize("feature", sorted(FEATURES))
 @pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.slow
 def test_a_feature_changes_the_answer_or_is_refused(tmp_path, command, feature):
     (tmp_path / "feature_knowledge.py").write_text(
         "def records_0_1(db):\n    return (db[0], db[1])\n")

@@ -233,6 +233,7 @@ def test_cli_budget_enclosure(tmp_path):
                                     "1"]).exit_code == 2
 
 
+@pytest.mark.slow
 def test_the_budget_counts_distinct_grid_values_not_the_span():
     """100 runs of randomized response (ratio 3) on the grid ln(1025/1024): the composed
     loss spans 2·100·1125 grid points, but has 101 values — within a budget of 101."""

@@ -152,6 +152,7 @@ def _random_mechanism(rng: random.Random, name: str) -> Mechanism:
 
 
 @pytest.mark.parametrize("seed", range(12))
+@pytest.mark.slow
 def test_polynomial_and_convolution_routes_agree(seed):
     """25 random compositions per seed (300 in all): one to four random mechanisms with
     2–4 outputs (some masses zero: infinite losses), repeated up to 6 times, under

@@ -63,6 +63,7 @@ def classes(values):
 
 @settings(max_examples=300, deadline=None)
 @given(instances())
+@pytest.mark.slow
 def test_engines_agree(inst):
     model, mech, target, known = inst
     know = known_indices(known)

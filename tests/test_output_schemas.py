@@ -96,6 +96,7 @@ def output(name: str) -> object:
 
 
 @pytest.mark.parametrize("name", sorted(RUNS))
+@pytest.mark.slow
 def test_output_matches_its_schema(name):
     if name in EXTRAS:
         pytest.importorskip(EXTRAS[name])

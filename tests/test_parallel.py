@@ -213,6 +213,7 @@ def test_workers_and_scheduler_together_are_refused():
 
 
 @needs_dask
+@pytest.mark.slow
 def test_unreachable_scheduler_exits_2(monkeypatch):
     from verifier.parallel import cluster
 
@@ -257,6 +258,7 @@ SEARCHES = [["apk-le-ppk", "--records", "2"],  # a counterexample (exhaustive, i
 
 
 @needs_dask
+@pytest.mark.slow
 def test_workers_2_equal_serial(tmp_path):
     """One instance of each command (each run starts its own local cluster); every instance
     goes through the shared cluster of :func:`test_scheduler_equals_serial`."""
@@ -344,6 +346,7 @@ def local_cluster(tmp_path):
 
 
 @needs_dask
+@pytest.mark.slow
 def test_scheduler_equals_serial(tmp_path, local_cluster):
     verdicts = []
     for args in _cases(tmp_path / "specs"):
@@ -374,6 +377,7 @@ def mech(db):
 
 
 @needs_dask
+@pytest.mark.slow
 def test_a_lost_worker_fails_the_job_naming_the_shard(tmp_path):
     (tmp_path / "dying.py").write_text(DYING)
     spec = tmp_path / "dying.toml"
@@ -399,6 +403,7 @@ def _square(x: int) -> int:
 
 
 @needs_dask
+@pytest.mark.slow
 def test_a_cluster_left_without_workers_fails_the_job(monkeypatch):
     """Shards would wait for a worker forever: the job fails with exit-2 error instead."""
     from verifier.parallel import cluster

@@ -118,6 +118,7 @@ def instances(draw):
 
 @settings(max_examples=150, deadline=None)
 @given(instances())
+@pytest.mark.slow
 def test_engine_matches_definitions(inst):
     values, priors, table, target, known, E = inst
     mech = mechanism(lambda db: table[db])

@@ -149,6 +149,7 @@ def test_bad_pso_specs(tmp_path, text, key, message):
     assert runner.invoke(app, ["pso", str(path)]).exit_code == 2
 
 
+@pytest.mark.slow
 def test_examples_run():
     for name in ("pso_count_optimal", "pso_bit_suppression", "pso_interval_buckets", "pso_dp"):
         out = runner.invoke(app, ["pso", str(ROOT / "examples" / f"{name}.toml")])

@@ -152,6 +152,7 @@ def test_renyi():
         assert_zcdp(RR, replace_one(BITS, 1), "1/4")
 
 
+@pytest.mark.slow
 def test_an_undecided_comparison_fails_never_passes():
     # ρ = ln(3)/2 to 45 digits: the certified search for ρ* (= ln(3)/2, reached as α → 1)
     # cannot separate it from the claim, so zCDP is undecided — and the assertion fails
@@ -175,6 +176,7 @@ def _example(pytester: pytest.Pytester) -> None:
         target.write_text((EXAMPLE / name).read_text(encoding="utf-8"), encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_the_example_project(pytester: pytest.Pytester):
     """Six tests pass; test_fast_count_is_dp fails with the witness. Hand derivation:
     fast_count releases 0 surely on (0, 0); on (0, 1) the count 1 plus geometric noise
@@ -199,6 +201,7 @@ def test_the_example_project(pytester: pytest.Pytester):
     assert "verifier/testing.py" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_the_budget_fixture_is_honoured(pytester: pytest.Pytester):
     _example(pytester)
     pytester.makeconftest("""
@@ -214,6 +217,7 @@ def test_the_budget_fixture_is_honoured(pytester: pytest.Pytester):
     result.stdout.fnmatch_lines(["*BudgetExceeded*"])
 
 
+@pytest.mark.slow
 def test_the_plugin_can_be_turned_off(pytester: pytest.Pytester):
     pytester.makepyfile("def test_uses_it(privacy):\n    pass\n")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:plrv")

@@ -64,6 +64,7 @@ def test_check_json_and_certificates_match_their_schemas(example, tmp_path):
 
 
 @pytest.mark.parametrize("example", ["pso_bit_suppression.toml", "pso_count_optimal.toml"])
+@pytest.mark.slow
 def test_pso_json_matches_its_schema(example):
     validator("pso-output").validate(_json(["pso", str(EXAMPLES / example), "--json"]))
 
@@ -73,6 +74,7 @@ def test_guess_json_matches_its_schema():
         _json(["guess", str(EXAMPLES / "guess_geometric.toml"), "--json"]))
 
 
+@pytest.mark.slow
 def test_theorems_json_matches_its_schema():
     from proofs.registry import rows  # the rows the test run computes once
 

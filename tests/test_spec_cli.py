@@ -134,6 +134,7 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+@pytest.mark.slow
 def test_every_example_spec_runs(path):
     command = "pso" if path.stem.startswith("pso_") else \
         "guess" if path.stem in ("guess_geometric", "cafeteria") else "check"

@@ -19,6 +19,7 @@ THRESHOLD = {"parameters": {"p": {"gt": "0", "lt": "1"}},
 
 @pytest.mark.parametrize("claim", ["lemma4", "lemma5", "lemma6"])
 @pytest.mark.parametrize("path", ["examples/rr_symbolic.toml", "examples/tally_symbolic.toml"])
+@pytest.mark.slow
 def test_seed_lemmas_are_proved_for_every_parameter(path, claim):
     rep = prove(load_symbolic(path), claim, every_known_set=True)
     assert rep.status == "proved"

@@ -2,6 +2,7 @@
 
 from contextlib import nullcontext
 
+import pytest
 from gmpy2 import mpq
 
 from verifier.search.conjectures import Conjecture, SearchBudget, conjecture, search
@@ -37,6 +38,7 @@ def test_lemma5_has_no_counterexample_and_says_how_far_the_search_went():
     assert z3_lines and all(line.endswith(": proved") for line in z3_lines)
 
 
+@pytest.mark.slow
 def test_hypothesis_stage_finds_and_shrinks():
     """With no exhaustive family, Hypothesis finds a counterexample to APK δ = PPK δ."""
     base = conjecture("apk-eq-ppk")
@@ -78,6 +80,7 @@ def _without_time(res):
     return (res.found, res.counterexample, res.first, res.stage, res.deltas, res.evidence)
 
 
+@pytest.mark.slow
 def test_sharded_exhaustive_stage_reports_the_serial_counterexample_and_count():
     """Chunks of the family in rounds: the first counterexample in the family's order (not
     the first to complete), the same count of instances, the same evidence."""

@@ -89,6 +89,7 @@ HUGE_SIZES = [
 
 
 @pytest.mark.parametrize("command, doc, needle", HUGE_SIZES)
+@pytest.mark.slow
 def test_huge_size_refused(tmp_path, command, doc, needle):
     spec = write(tmp_path, doc)
     args = [command, spec] + (["--param", "truth", "--range", "1/2..3/4"]
@@ -111,6 +112,7 @@ LONG_COUNTS = [
 
 
 @pytest.mark.parametrize("options, doc", LONG_COUNTS)
+@pytest.mark.slow
 def test_budget_message_is_short(tmp_path, options, doc):
     """Issue: printing 2^20000 in full needs 6021 digits (and crashed on the digit limit)."""
     spec = write(tmp_path, doc)
@@ -138,6 +140,7 @@ FINISH_OR_REFUSE = [
 
 
 @pytest.mark.parametrize("args, doc, verdicts", FINISH_OR_REFUSE)
+@pytest.mark.slow
 def test_finishes_or_is_refused_by_the_budget(tmp_path, args, doc, verdicts):
     spec = write(tmp_path, doc)
     o = run([*args, spec])
@@ -167,6 +170,7 @@ PROVE_EVERY_SET = {
 }
 
 
+@pytest.mark.slow
 def test_prove_every_known_set_counts_its_instances_first(tmp_path):
     """Target 9 of 10 records: 2^9 = 512 sets of known records, each a solver call; more
     than --max-instances (256) is refused before the first."""

@@ -103,6 +103,7 @@ FAMILY_UNSUPPORTED = [
 
 
 @pytest.mark.parametrize("doc, needle", FAMILY_UNSUPPORTED)
+@pytest.mark.slow
 def test_family_refuses_what_it_ignores(tmp_path, doc, needle):
     spec = write(tmp_path, doc)
     assert_error(run(["family", spec, *RANGE]), needle, file=spec)
@@ -131,6 +132,7 @@ def test_family_timeout_is_honoured_end_to_end(tmp_path):
     pytest.param("1/2..3/4", 0, "holds", id="truth-1/2..3/4-holds"),
     pytest.param("1/2..4/5", 1, "fails", id="truth-1/2..4/5-fails"),
 ])
+@pytest.mark.slow
 def test_family_controls(tmp_path, range_, code, status):
     o = run(["family", write(tmp_path, FAMILY), "--param", "truth", "--range", range_, "--json"])
     assert_verdict(o, code)

@@ -108,6 +108,7 @@ def _steps(*names):
     (mutate(ADAPTIVE, "limits.sequences", 2), "limits.sequences"),
     (mutate(ADAPTIVE, "neighbours.relation", "nearby"), "neighbours.relation"),
 ], ids=lambda v: v if isinstance(v, str) else None)
+@pytest.mark.slow
 def test_bad_composition_spec(tmp_path, doc, needle):
     path = _spec(tmp_path, doc)
     assert_error(invoke(["compose", path]), needle, file=path)

@@ -251,6 +251,7 @@ def test_absurd_worker_count_is_refused(tmp_path):
     assert_error(o, "--workers")
 
 
+@pytest.mark.slow
 def test_bad_scheduler_from_the_environment_is_named(tmp_path):
     """PLRV_SCHEDULER=junk was reported as '--scheduler' only: the user gave no option."""
     spec = write(tmp_path, VECTORS)

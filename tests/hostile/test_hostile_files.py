@@ -77,6 +77,7 @@ def test_sparse_10_gb_file(tmp_path):
     assert_error(run(["check", spec], timeout=IO_TIMEOUT), file=spec)
 
 
+@pytest.mark.slow
 def test_large_comment_file(tmp_path):
     """A spec followed by 100 MB of comment: refused by size, not parsed line by line."""
     spec = tmp_path / "spec.toml"
@@ -150,6 +151,7 @@ DEEP = [
 
 
 @pytest.mark.parametrize("nested", DEEP)
+@pytest.mark.slow
 def test_deeply_nested_toml(tmp_path, nested):
     text = RR_TEXT.replace("values = [0, 1]", nested.split("\n")[0]) if nested.startswith(
         "values") else nested + "\n"

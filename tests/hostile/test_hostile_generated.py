@@ -14,6 +14,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from harness import (
     FAMILIES,
     GEOMETRIC,
@@ -129,6 +130,7 @@ def mutated_specs(draw):
 
 @SETTINGS
 @given(mutated_specs())
+@pytest.mark.slow
 def test_generated_specs_keep_the_contract(case):
     command, doc, expected = case
     try:
@@ -161,6 +163,7 @@ TOML_SNIPPETS = st.sampled_from([
     st.text(max_size=200).filter(lambda t: not any(0xD800 <= ord(c) <= 0xDFFF for c in t)),
     st.binary(max_size=200),
 ))
+@pytest.mark.slow
 def test_generated_files_keep_the_contract(content):
     """Arbitrary TOML-ish text and raw bytes as the spec of `plrv check`."""
     with tempfile.TemporaryDirectory() as folder:

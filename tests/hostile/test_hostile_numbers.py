@@ -81,6 +81,7 @@ EXPONENTS = [
 
 
 @pytest.mark.parametrize("command, base, key, value, needle", EXPONENTS)
+@pytest.mark.slow
 def test_unbounded_exponent_in_spec(tmp_path, command, base, key, value, needle):
     spec = write(tmp_path, mutate(base, key, value))
     assert_error(run([command, spec], timeout=READ_TIMEOUT), needle, file=spec)
@@ -103,6 +104,7 @@ OPTION_EXPONENTS = [
 
 
 @pytest.mark.parametrize("args, needle", OPTION_EXPONENTS)
+@pytest.mark.slow
 def test_unbounded_exponent_in_option(tmp_path, args, needle):
     specs = {"GUESS": GUESS, "FAMILY": FAMILY, "SWEEP": SWEEP}
     args = [str(write(tmp_path, specs[a])) if a in specs else a for a in args]
@@ -130,6 +132,7 @@ NEAR_ONE = "9" * 5000  # 10^5000 − 1
                  f"5{'0' * 4998}1/{BIG}", (0,),
                  id="guess:mechanism.alpha=5000-digit"),
 ])
+@pytest.mark.slow
 def test_more_than_4300_digits(tmp_path, command, base, key, value, verdicts):
     """A valid spec with huge exact numbers: decided (with --json too), or refused naming the
     key — never a crash on Python's 4300-digit conversion limit."""

@@ -85,6 +85,7 @@ REFUSED = [
 
 
 @pytest.mark.parametrize("predicate", REFUSED)
+@pytest.mark.slow
 def test_refused_syntax(tmp_path, predicate):
     spec = _spec(tmp_path, predicate)
     assert_error(invoke(["pso", spec]), KEY, file=spec)
@@ -129,6 +130,7 @@ HUGE = [
 
 
 @pytest.mark.parametrize("predicate", HUGE)
+@pytest.mark.slow
 def test_size_and_depth_limits(tmp_path, predicate):
     spec = _spec(tmp_path, predicate)
     assert_error(run(["pso", spec], timeout=15), KEY, file=spec, max_len=600)
@@ -150,6 +152,7 @@ def test_composition_base(tmp_path, key, value, needle):
     pytest.param("x < 3", id="a-string-not-a-list"),
     pytest.param(["x < 3", 5], id="int-element"),
 ])
+@pytest.mark.slow
 def test_counts_predicates(tmp_path, value):
     doc = mutate(PSO_TRIVIAL, "mechanism", {"kind": "counts", "predicates": value})
     spec = write(tmp_path, doc)

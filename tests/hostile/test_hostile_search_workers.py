@@ -31,6 +31,7 @@ def test_bad_workers(args, needle):
                                      "tcp://", "tcp://h:99999", ""],
                          ids=["unreachable", "garbage", "protocol", "no-port", "port-range",
                               "empty"])
+@pytest.mark.slow
 def test_scheduler_that_cannot_be_reached(monkeypatch, address):
     import verifier.parallel.cluster as cluster
 

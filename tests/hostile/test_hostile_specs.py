@@ -308,6 +308,7 @@ GUESS_CASES = [
 
 
 @pytest.mark.parametrize("command, base, key, value, needle", CHECK + PSO + GUESS_CASES)
+@pytest.mark.slow
 def test_malformed_key(tmp_path, command, base, key, value, needle):
     spec = write(tmp_path, mutate(base, key, value) if value is not DROP else mutate(base, key))
     assert_error(invoke([command, spec]), needle, file=spec)

@@ -83,6 +83,7 @@ def plrv(command, spec, cwd, *extra):
     pytest.param("hostile_uf:not_there", id="missing-function"),
     pytest.param("hostile_uf:VALUE", id="not-callable"),
 ])
+@pytest.mark.slow
 def test_malformed_reference(tmp_path, reference):
     spec, cwd = setup(tmp_path, f"VALUE = 5\ndef {FN}(db):\n    return sum(db)\n",
                       mutate(CHECK, "mechanism.function", reference))
@@ -105,6 +106,7 @@ BROKEN_MODULES = [
 
 
 @pytest.mark.parametrize("source", BROKEN_MODULES)
+@pytest.mark.slow
 def test_broken_module(tmp_path, source):
     spec, cwd = setup(tmp_path, "", CHECK)
     (spec.parent / "hostile_uf.py").write_bytes(source.encode("latin-1"))
@@ -130,6 +132,7 @@ MISBEHAVING = [
 
 
 @pytest.mark.parametrize("source", MISBEHAVING)
+@pytest.mark.slow
 def test_misbehaving_mechanism(tmp_path, source):
     spec, cwd = setup(tmp_path, source, CHECK)
     assert_error(plrv("check", spec, cwd), FN, file=spec)
@@ -160,6 +163,7 @@ def test_misbehaving_knowledge(tmp_path, source):
     pytest.param("pso", PSO_ATTACK, f"def {FN}(output):\n    raise ValueError('user bug')\n",
                  id="pso-adversary-raises"),
 ])
+@pytest.mark.slow
 def test_misbehaving_function_other_commands(tmp_path, command, doc, source):
     spec, cwd = setup(tmp_path, source, doc)
     assert_error(plrv(command, spec, cwd), FN, file=spec)
@@ -182,6 +186,7 @@ def test_pso_symmetric_must_be_boolean(tmp_path):
     pytest.param(KNOWLEDGE, f"import sys\ndef {FN}(db):\n    sys.exit(0)\n",
                  id="knowledge-exit-0"),
 ])
+@pytest.mark.slow
 def test_user_code_cannot_forge_a_verdict(tmp_path, doc, source):
     """Only a decided verdict may exit 0 or 1: a user function calling sys.exit is an error."""
     spec, cwd = setup(tmp_path, source, doc)
@@ -196,6 +201,7 @@ def test_user_code_cannot_forge_a_verdict(tmp_path, doc, source):
     pytest.param(CHECK, "builtins:exec", id="mechanism-builtins:exec"),
     pytest.param(CHECK, "shutil:rmtree", id="mechanism-shutil:rmtree"),
 ])
+@pytest.mark.slow
 def test_stdlib_function_refused(tmp_path, doc, reference):
     key = "mechanism.function" if doc is CHECK else "attacker.knowledge"
     spec, cwd = setup(tmp_path, "", mutate(doc, key, reference) if doc is CHECK else
@@ -225,6 +231,7 @@ def test_subprocess_call_cannot_run_records(tmp_path):
     pytest.param("pso", PSO_FN, f"def {FN}(rows):\n    return sum(rows)\n", (0, 1),
                  id="pso-mechanism"),
 ])
+@pytest.mark.slow
 def test_no_pycache_in_user_folder(tmp_path, command, doc, source, code):
     spec, cwd = setup(tmp_path, source, doc)
     assert_verdict(plrv(command, spec, cwd), code)
@@ -243,6 +250,7 @@ def test_no_pycache_in_user_folder(tmp_path, command, doc, source, code):
     pytest.param(f"from verifier import Dist\ndef {FN}(db):\n"
                  "    return Dist({0: '1/2', 1: '1/2'})\n", 0, id="coin-flip-holds"),
 ])
+@pytest.mark.slow
 def test_control_user_mechanism(tmp_path, source, code):
     spec, cwd = setup(tmp_path, source, CHECK)
     assert_verdict(plrv("check", spec, cwd), code)
