@@ -8,16 +8,14 @@ schema that accepts anything (:func:`test_each_schema_refuses_another_commands_o
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
+from test_schemas import validator as schema_validator
 from typer.testing import CliRunner
 
 from verifier.cli import app
 
-ROOT = Path(__file__).resolve().parent.parent
-SCHEMAS = ROOT / "schemas"
 EX = "examples/"
 runner = CliRunner()
 
@@ -79,10 +77,8 @@ _OUTPUTS: dict[str, object] = {}
 
 
 def validator(command: str) -> Draft202012Validator:
-    schema = json.loads((SCHEMAS / f"{command}-output.v1.json").read_text(encoding="utf-8"))
-    Draft202012Validator.check_schema(schema)
-    assert schema["version"] == 1 and schema["$id"].endswith(f"/{command}-output.v1.json")
-    return Draft202012Validator(schema)
+    """The checked schema of ``command``'s output (tests/test_schemas.py reads it)."""
+    return schema_validator(f"{command}-output")
 
 
 def output(name: str) -> object:
