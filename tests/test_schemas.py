@@ -30,10 +30,9 @@ def kind(raw: dict) -> str:
 
 
 def _specs() -> list[Path]:
-    """The bundled spec files: every TOML under examples/ but the audit configs (plrv audit
-    reads them, with its own tests) and the example project's pyproject.toml."""
-    return sorted(p for p in EXAMPLES.rglob("*.toml")
-                  if p.parts[len(EXAMPLES.parts)] != "audit" and p.name != "pyproject.toml")
+    """The bundled spec files and audit configs: every TOML under examples/ but the example
+    project's pyproject.toml."""
+    return sorted(p for p in EXAMPLES.rglob("*.toml") if p.name != "pyproject.toml")
 
 
 @pytest.mark.parametrize("path", _specs(), ids=lambda p: str(p.relative_to(EXAMPLES)))
