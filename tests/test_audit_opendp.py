@@ -76,13 +76,35 @@ def test_threshold_finding_released_one_sixth_against_claimed_one_twelfth() -> N
     assert abs(released - mpmath.mpf(1) / 6) < 1e-15
     assert row.verdict == "unsound" and row.exactness == "exact"
     assert row.witness["inputs"] == ({"a": 1}, {})
-    assert _encloses(row.tight_delta, released)
     assert isinstance(row.claim_delta, F64)
     assert row.claim_delta.hex == "0x1.5555555555558p-4"  # 1/12, rounded up by the library
     assert claimed <= _mp(row.claim_delta.exact) < claimed + 1e-15
-    assert row.tight_epsilon == Epsilon.INF  # no finite ε covers a δ-short ε-free pair
     assert isinstance(row.claim_epsilon, F64)
     assert 1 / _mp(SCALE.exact) <= _mp(row.claim_epsilon.exact) < 1 / _mp(SCALE.exact) + 1e-15
+    one = threshold_answer(SCALE.exact, 3, 1, Epsilon.of_nats(row.claim_epsilon.exact),
+                           row.claim_delta.exact)
+    assert one.holds is False and one.witness.maps("a") == ({"a": 1}, {})
+    assert _encloses(one.delta_certified, released)
+    assert one.epsilon_infinite  # no finite ε covers a δ-short ε-free pair
+
+
+def test_threshold_over_the_whole_relation_delta_is_one() -> None:
+    """Keys of value 0 count as absent in L01Inf: n of them against {} are at distance 0 and
+    release some key with 1 − (1 − β³/(1+β))^n → 1, so the tight δ (a supremum) is 1 and the
+    tight ε at any δ < 1 is ∞. The library's own draws: 40 zero keys, 2000 draws, released
+    with probability 1 − (11/12)^40 ≈ 0.969 (sd of the count ≈ 7.7); at most the claimed
+    δ = 1/12 if the claim held."""
+    row = run(case("make_laplace_threshold", {"scale": SCALE, "threshold": 3}, (1, 1, 1)))
+    assert row.tight_delta == 1 and row.tight_epsilon == Epsilon.INF
+    import opendp.prelude as dp
+
+    meas = dp.m.make_laplace_threshold(
+        dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T=int)),
+        dp.l01inf_distance(dp.absolute_distance(T=int)), scale=SCALE.double, threshold=3)
+    zeros = {f"k{i}": 0 for i in range(40)}
+    assert meas.map((0, 0, 0)) == (0.0, 0.0)
+    released = sum(1 for _ in range(2000) if meas(zeros))
+    assert released > 1800
 
 
 def test_threshold_distance_zero_pair_claims_nothing_yet_releases() -> None:
@@ -93,7 +115,9 @@ def test_threshold_distance_zero_pair_claims_nothing_yet_releases() -> None:
     assert row.verdict == "unsound"
     assert row.witness["inputs"] == ({"a": 0}, {})
     assert row.claim_delta == F64(0.0)
-    assert _encloses(row.tight_delta, beta ** 3 / (1 + beta))
+    one = threshold_answer(SCALE.exact, 3, 0, Epsilon.ZERO, mpq(0))
+    assert one.witness.maps("a") == ({"a": 0}, {})
+    assert _encloses(one.delta_certified, beta ** 3 / (1 + beta))
 
 
 def test_threshold_answer_sound_when_delta_covers_the_release() -> None:
@@ -112,8 +136,6 @@ def test_threshold_answer_sound_when_delta_covers_the_release() -> None:
 
 
 def test_threshold_refuses_what_it_does_not_model() -> None:
-    with pytest.raises(InvalidArgument):  # two changed keys: a composition
-        run(case("make_laplace_threshold", {"scale": SCALE, "threshold": 3}, (2, 2, 1)))
     with pytest.raises(InvalidArgument):  # d_in is (l0, l1, linf)
         run(case("make_laplace_threshold", {"scale": SCALE, "threshold": 3}, 1))
     with pytest.raises(InvalidArgument):  # a bare float is not a double named as one
@@ -353,7 +375,7 @@ def test_examples_exit_as_their_headers_say(name: str, code: int) -> None:
 
 @pytest.mark.parametrize("case_text", [
     'constructor = "make_laplace_threshold"\nargs = { scale = { f64 = "1.5" }, threshold = 3 }'
-    '\nd_in = [2, 2, 1]',  # two changed keys
+    '\nd_in = [1, -1, 1]',  # a negative distance
     'constructor = "make_laplace_threshold"\nargs = { scale = { f64 = "-1.5" }, threshold = 3 }'
     '\nd_in = [1, 1, 1]',  # a negative scale
     'constructor = "make_geometric"\nargs = { scale = { f64 = "1.0" }, bounds = [10, 0] }'

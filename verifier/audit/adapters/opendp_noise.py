@@ -60,6 +60,7 @@ from verifier.model.expnoise import discrete_laplace
 from verifier.model.mechanisms import mechanism
 from verifier.notions.dp.neighbours import check_relation, vector_relation, vectors
 from verifier.notions.dp.noise_check import check_noise_dp
+from verifier.notions.dp.noise_loss import DeltaForm
 
 __all__ = ["laplace_row", "gaussian_row", "noisy_max_row", "threshold_row", "bounds", "MAX_SPAN"]
 
@@ -307,20 +308,22 @@ def _closed(x: ExpSum, prec: int) -> tuple[mpq, mpq]:
 # -------------------------------------------------------------------- Laplace threshold
 
 def threshold_row(case: AuditCase) -> AuditRow:
+    """``make_laplace_threshold``: the tight δ over the library's whole neighbour relation is
+    1 — keys of value 0 are at distance 0 from absent ones (a missing key counts as 0) and
+    each is released with ``r0 = P[Z ≥ T] > 0``, so ``n`` of them against none give
+    ``δ = 1 − (1 − r0)^n → 1`` at every ε; any claimed δ < 1 is unsound. The witness is the
+    worst pair of maps differing in one key, with its exact δ
+    (:func:`~verifier.audit.adapters.opendp_threshold.threshold_answer`)."""
     case.only(("scale", "threshold"), d_in=True)
     dp = opendp()
     scale = scale_arg(case)
     t = int_arg(case, "args.threshold", case.arg("threshold"))
     d = case.d_in
     if not (isinstance(d, tuple) and len(d) == 3 and all(
-            isinstance(x, int) and not isinstance(x, bool) for x in d)):
+            isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in d)):
         raise InvalidArgument(f"d_in = {d!r}: the L01Inf distance is three integers "
-                              f"(l0, l1, linf)", argument="d_in", value=d)
+                              f"(l0, l1, linf) ≥ 0", argument="d_in", value=d)
     l0, l1, li = d
-    if l0 != 1:
-        raise InvalidArgument(f"d_in = {list(d)}: plrv decides one changed key (l0 = 1); "
-                              f"several keys are a composition it does not model here",
-                              argument="d_in", value=list(d))
     meas = dp.m.make_laplace_threshold(
         dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T=int)),
         dp.l01inf_distance(dp.absolute_distance(T=int)), scale=scale.double, threshold=t)
@@ -331,28 +334,28 @@ def threshold_row(case: AuditCase) -> AuditRow:
         raise InvalidArgument(f"the library returned δ = {d_claim!r}", argument="d_in")
     if delta_claim.exact < 0:
         raise NegativeClaim(delta_claim)
-    answer = threshold_answer(scale.exact, t, min(l1, li), eps, delta_claim.exact)
-    left, right = answer.witness.maps("a")
-    tight_eps: Epsilon | Enclosure | None
-    if answer.epsilon_infinite:
-        tight_eps = Epsilon.INF
-    elif answer.epsilon_bounds is None:
-        tight_eps = None
-    else:
-        lo, hi = answer.epsilon_bounds
-        tight_eps = Enclosure(Epsilon.of_nats(lo), Epsilon.of_nats(hi))
+    one = threshold_answer(scale.exact, t, min(l1, li) if l0 else 0, eps, delta_claim.exact)
+    left, right = one.witness.maps("a")
+    noise = discrete_laplace(scale.exact)
+    r0 = Certified(DeltaForm(noise.at_least(t), noise.at_least(t), noise.denominator,
+                             noise.at_least(t)).enclose)
+    vacuous = delta_claim.exact >= 1
+    shown = one.delta_certified.approx()
     witness = {"inputs": (left, right),
                "outputs": "every released value of key 'a' (v + Z ≥ T)"
-               if answer.witness.epsilon_free else "outputs where the loss exceeds ε",
-               "delta_exact": str(answer.delta)}
-    notes = (f"scale = {scale} = {scale.exact} exactly; β = e^(−1/scale)",
-             f"tight δ at the claimed ε = {answer.delta} ≈ {answer.delta_certified.approx()}"
-             f" against the claimed {delta_claim} (pair {left} against {right})",
-             "tight δ is exact (an exponential sum, compared by the Lindemann–Weierstrass "
-             "zero test and certified signs); the number shown is its enclosure"
-             if answer.delta_decided else
-             "the pairs' δ were not all ranked at the precision cap: tight δ is enclosed by "
-             "the largest of their enclosures")
-    return AuditRow(case, claim, delta_claim, answer.delta_certified, tight_eps,
-                    verdict(answer.holds), ratio(claim, tight_eps),
-                    "exact" if answer.delta_decided else "enclosure", witness, notes)
+               if one.witness.epsilon_free else "outputs where the loss exceeds ε",
+               "delta": f"{one.delta} ≈ {shown}",
+               "family": f"n keys of value 0 against none (distance 0): δ = 1 − (1 − r0)^n "
+                         f"→ 1, r0 = P[Z ≥ {t}] ≈ {r0.approx()}"}
+    short = "" if one.holds is not False else \
+        " — the claim is exceeded by this pair alone"
+    notes = (f"scale = {scale} = {format_rational(scale.exact)} exactly; β = e^(−1/scale)",
+             f"over maps differing in one key: tight δ at the claimed ε = {one.delta} ≈ "
+             f"{shown} (pair {left} against {right}) against the claimed {delta_claim}"
+             f"{short}" + ("" if one.delta_decided else
+                           "; the pairs were not all ranked, ≈ is the widest enclosure"),
+             "over the whole relation the supremum of δ is 1 at every ε, approached as "
+             "zero-valued keys are added (the witness's family): exact")
+    return AuditRow(case, claim, delta_claim, mpq(1),
+                    Epsilon.ZERO if vacuous else Epsilon.INF,
+                    "sound" if vacuous else "unsound", None, "exact", witness, notes)

@@ -9,9 +9,10 @@ exactly as the rational it is (``integerize_scale(scale, 0)``) and sampled exact
 pair of maps key by key, a missing key counting as the value 0 ("the additive identity"): so
 ``{}`` and ``{k: 0}`` are at distance 0, and ``{}`` and ``{k: 1}`` at ``(1, 1, 1)``.
 
-**One key suffices** for ``d_in = (1, l1, li)``: neighbours differ in one key, the other keys
-are released independently and identically on both sides, and the hockey-stick divergence of
-``P×R`` against ``Q×R`` is that of ``P`` against ``Q``. With ``L = min(⌊l1⌋, ⌊li⌋)`` the
+**Maps differing in one key** (the witnesses): for ``d_in = (l0, l1, li)`` with ``l0 ≥ 1``
+and ``L = min(⌊l1⌋, ⌊li⌋)``, a pair of maps that differ in one key differ only in that
+key's release (the other keys are released independently and identically on both sides, and
+the hockey-stick divergence of ``P×R`` against ``Q×R`` is that of ``P`` against ``Q``). The
 ordered pairs of one key are (``⊥``: the key is absent; every output below ``T`` is ``⊥``):
 
 * ``v`` against absent, ``|v| ≤ L``: every released output has mass 0 on the right, and
@@ -22,6 +23,10 @@ ordered pairs of one key are (``⊥``: the key is absent; every output below ``T
   (then every output merged into ``⊥`` has the same likelihood ratio ``β^{v−v′}``, and merging
   outputs of equal ratio leaves δ unchanged): the supremum over such pairs is attained, at
   ``(T − 1 + d, T − 1)`` and its reverse, ``d = 1 … L``.
+
+``v = 0`` against absent is always a pair (distance 0). **Over the whole relation** the
+supremum is 1: keys of value 0 do not count in ``l0``, so ``n`` of them against none are at
+distance 0, and release at least one key with probability ``1 − (1 − β^T/(1+β))^n → 1``.
 
 The library's saturating cast of the released value to its integer type merges outputs above
 the type's maximum; above both centres the ratio is constant, so this too leaves δ unchanged.
@@ -217,7 +222,8 @@ def _tight_epsilon(scale: mpq, threshold: int, shift: int, delta: mpq
 
 def threshold_answer(scale: mpq, threshold: int, shift: int, eps: Epsilon,
                      delta: mpq) -> ThresholdAnswer:
-    """Decide the claim (ε, δ) of the threshold release with ``scale``, ``T`` and ``L``."""
+    """Decide the claim (ε, δ) of the threshold release with ``scale``, ``T`` and ``L`` over
+    the maps that differ in one key (the whole relation adds zero-valued keys: module)."""
     if threshold < 1:
         raise InvalidArgument(f"threshold = {threshold}: plrv models a positive threshold "
                               f"(a key is kept when v + Z ≥ T)", argument="args.threshold",
