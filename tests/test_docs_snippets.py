@@ -13,12 +13,15 @@
   command writes (a certificate) is there for the next, and nothing is written into the
   repository.
 - A block is left out only by a visible marker on the line before it:
-  ``<!-- test: skip: REASON -->`` (the reason is required), or marked slow with
-  ``<!-- test: slow -->`` (deselected by ``-m "not slow"``).
+  ``<!-- test: skip: REASON -->`` (the reason is required); ``<!-- test: needs MODULE -->``
+  skips it, saying so, when an optional extra's module is not installed (``opendp`` for an
+  audit of OpenDP); ``<!-- test: slow -->`` marks it slow (deselected by ``-m "not slow"``).
+  Markers combine on one line: ``<!-- test: slow, needs opendp -->``.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shlex
@@ -31,7 +34,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w-]*)")
-MARKER = re.compile(r"<!--\s*test:\s*(?P<what>skip|slow)\b:?\s*(?P<reason>.*?)\s*-->")
+MARKER = re.compile(r"<!--\s*test:\s*(?P<body>.*?)\s*-->")
 ARROW = re.compile(r"#\s*→\s?(?P<text>.*)$")
 EXIT = re.compile(r"#\s*exit\s+(?P<code>\d+)\s*$")
 SHELLS = {"console", "bash", "sh", "shell"}
@@ -48,10 +51,12 @@ class Block:
     text: str
     marker: str  # "", "slow" or "skip"
     reason: str
+    needs: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line}"
+        where = self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path
+        return f"{where}:{self.line}"
 
 
 def blocks(path: Path) -> list[Block]:
@@ -71,12 +76,26 @@ def blocks(path: Path) -> list[Block]:
             body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i])
             i += 1
         before = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
-        mark = MARKER.search(before)
-        found.append(Block(path, start + 1, lang, "\n".join(body) + "\n",
-                           mark.group("what") if mark else "",
-                           mark.group("reason") if mark else ""))
+        marker, reason, needs = _marker(MARKER.search(before))
+        found.append(Block(path, start + 1, lang, "\n".join(body) + "\n", marker, reason,
+                           needs))
         i += 1
     return found
+
+
+def _marker(match: re.Match[str] | None) -> tuple[str, str, tuple[str, ...]]:
+    """(``skip``/``slow``/``""``, the skip's reason, the modules a block needs)."""
+    if match is None:
+        return "", "", ()
+    body = match.group("body")
+    if body.startswith("skip"):
+        return "skip", body[4:].lstrip(":").strip(), ()
+    parts = [p.strip() for p in body.split(",")]
+    needs = tuple(p.split()[1] for p in parts if p.startswith("needs "))
+    unknown = [p for p in parts if p != "slow" and not p.startswith("needs ")]
+    if unknown:
+        raise ValueError(f"unknown docs test marker {unknown} in {match.group(0)!r}")
+    return ("slow" if "slow" in parts else ""), "", needs
 
 
 def documents() -> list[Path]:
@@ -93,6 +112,10 @@ def _param(block: Block) -> object:
         marks.append(pytest.mark.slow)
     elif block.marker == "skip":
         marks.append(pytest.mark.skip(reason=f"{block.name}: {block.reason}"))
+    missing = [m for m in block.needs if importlib.util.find_spec(m) is None]
+    if missing:
+        marks.append(pytest.mark.skip(reason=f"{block.name} needs {', '.join(missing)} "
+                                             "(an optional extra), not installed"))
     return pytest.param(block, id=block.name, marks=marks)
 
 
@@ -248,3 +271,20 @@ def test_the_checks_can_fail(tmp_path: Path) -> None:
     assert run_python(python).stdout == "2\n"
     assert not output_matches(expected_prints(python.text), "2\n")
     assert output_matches(["1/4 ln(2) …"], "1/4 ln(2) True\n")
+
+
+def test_markers(tmp_path: Path) -> None:
+    """A block that needs a module that is not installed is skipped saying so; a skip needs a
+    reason; an unknown marker is an error, not silently ignored."""
+    doc = tmp_path / "doc.md"
+    doc.write_text("<!-- test: slow, needs no_such_module_here -->\n```python\nprint(1)\n```\n"
+                   "<!-- test: skip: needs a cluster at 10.0.0.5 -->\n```console\n$ plrv x\n```\n",
+                   encoding="utf-8")
+    needs, skipped = blocks(doc)
+    assert (needs.marker, needs.needs) == ("slow", ("no_such_module_here",))
+    marks = {m.name for m in _param(needs).marks}  # type: ignore[attr-defined]
+    assert marks == {"slow", "skip"}
+    assert (skipped.marker, skipped.reason) == ("skip", "needs a cluster at 10.0.0.5")
+    doc.write_text("<!-- test: quick -->\n```python\nprint(1)\n```\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown docs test marker"):
+        blocks(doc)
