@@ -311,6 +311,27 @@ def test_report_noisy_max_is_private_at_two_over_scale(scale):
     assert r.holds is True and r.delta == "0"
 
 
+@pytest.mark.parametrize("zoo_spec, choice", [
+    ("report_noisy_max", lambda s: noisy_max(s)),
+    ("sparse_vector", lambda s: above_threshold(s, f64("0x1.71547652b82fep-1"), 1)),
+])
+def test_the_double_nearest_one_over_ln2_is_next_to_the_rational_proxy(zoo_spec, choice):
+    """The zoo runs its algorithms at β = 1/2 exactly (the rational engine, its own code
+    path); OpenDP's scale 1/ln 2 as a double gives β within an ulp of 1/2. The certified
+    tight ε at the double is within 10⁻¹⁵ of the proxy's exact ε, and not equal to it."""
+    from verifier.specs.check import load_spec, run_spec
+
+    proxy = run_spec(load_spec(ZOO / f"{zoo_spec}.toml")).results["dp"].epsilon
+    one_over_ln2 = f64("0x1.71547652b82fep+0")
+    rel = LINF3 if zoo_spec == "report_noisy_max" else LINF5
+    r = check_choice_dp(choice(one_over_ln2), rel, Epsilon.log(4), mpq(0))
+    lo, hi = r.epsilon_enclosure.enclose(256)
+    assert proxy.base is not None  # ln(376/103), ln(18394576/1559791): exact at β = 1/2
+    target = mpmath.log(mp(proxy.base))
+    assert abs(mp(lo) - target) < mpmath.mpf(10) ** -15
+    assert not mp(lo) <= target <= mp(hi)  # the double is not 1/ln 2: ε differs, slightly
+
+
 def test_noisy_max_tight_epsilon_against_mpmath():
     m = noisy_max(2)
     beta = mpmath.exp(mpmath.mpf(-1) / 2)
