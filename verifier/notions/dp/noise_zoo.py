@@ -1,11 +1,12 @@
 """(ε, δ)-DP of report noisy max and above threshold with discrete Laplace noise at a
-transcendental base: the worst δ at ε and the tight ε at δ over every ordered pair of
-neighbouring inputs, each an exact expression in ``β = e^{−t}`` with a certified enclosure,
-and a three-valued verdict.
+transcendental base, and of discrete Laplace noise on each coordinate of a vector: the worst δ
+at ε and the tight ε at δ over every ordered pair of neighbouring inputs, each an exact
+expression in ``β = e^{−t}`` with a certified enclosure, and a three-valued verdict.
 
-For inputs ``x ~ y`` with laws ``P``, ``Q`` over the released index (rational functions of
-``β``, :mod:`verifier.model.expnoise_zoo`) the tight δ at ε is (seed 003, Lemma 1; REFERENCE.md
-§3) ``δ = Σ_o max(0, P(o) − e^ε·Q(o)) = A − e^ε·C`` with ``A = Σ_{o∈S} P(o)``,
+For inputs ``x ~ y`` with laws ``P``, ``Q`` over the release (rational functions of ``β``,
+:mod:`verifier.model.expnoise_zoo`; for noise on each coordinate the laws of the privacy loss,
+:mod:`verifier.model.expnoise_vector`, which give the same δ) the tight δ at ε is (seed 003,
+Lemma 1; REFERENCE.md §3) ``δ = Σ_o max(0, P(o) − e^ε·Q(o)) = A − e^ε·C`` with ``A = Σ_{o∈S} P(o)``,
 ``C = Σ_{o∈S} Q(o)``, ``S = {o : P(o) > e^ε·Q(o)}``: ``A`` and ``C`` are rational functions of
 ``β``, exact, and membership in ``S`` is the sign of one exponential sum (exact zero test by
 Lindemann–Weierstrass, certified sign; :class:`~verifier.core.errors.Undecided` at the
