@@ -191,6 +191,7 @@ def test_accountant_is_never_below_the_exact_curve(tmp_path):
     (["examples/renyi_randomized_response.toml"], "Rényi"),
     ([TP, "--accounting"], "--accounting"),
     ([RR, "--points", "0"], "--points"),
+    ([RR, "--points", "5"], "--points sets the samples"),
     ([RR, "--plot", "x.txt"], "--plot"),
     ([RR, "--epsilon", "ln(1/2)"], "--epsilon"),
     ([RR, "--csv", RR], "--csv"),

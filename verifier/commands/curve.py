@@ -35,6 +35,7 @@ from verifier.commands.common import (
 __all__ = ["curve", "accountant_deltas"]
 
 _INTERVAL = "1/10000"  # dp_accounting's discretisation interval (as in plrv compose)
+_POINTS = 40  # evenly spaced samples by default
 
 
 @app.command()
@@ -48,10 +49,10 @@ def curve(spec: SpecArg,
           accounting: Annotated[bool, typer.Option(
               "--accounting", help="Also dp_accounting's pessimistic δ(ε) for dp, at the "
                                    "sample points (plrv[accounting]).")] = False,
-          points: Annotated[int, typer.Option(
+          points: Annotated[int | None, typer.Option(
               "--points", min=1, max=10000,
               help="Evenly spaced sample points in ε for --csv, --plot and --accounting "
-                   "(every breakpoint is added).")] = 40,
+                   "(every breakpoint is added; default 40).")] = None,
           at: Annotated[str | None, typer.Option(
               help="For a spec with [parameters]: the point, e.g. p=1/3 (default: a sample "
                    "point).")] = None,
@@ -81,9 +82,13 @@ def curve(spec: SpecArg,
     from verifier.reports.curve import curve_json, curve_lines, sample_epsilons, sample_rows
     from verifier.symbolic.closed_form import spec_curves
 
+    sampled = csv_out is not None or plot is not None or accounting
+    if points is not None and not sampled:
+        from verifier.core.errors import InvalidArgument
+        raise InvalidArgument("--points sets the samples of --csv, --plot or --accounting; "
+                              "give one of them", argument="--points", value=points)
     curves = spec_curves(s)
-    samples = sample_epsilons(curves, points, s.epsilon) if (
-        csv_out or plot or accounting) else []
+    samples = sample_epsilons(curves, points or _POINTS, s.epsilon) if sampled else []
     theirs = {"dp": accountant_deltas(s, samples)} if accounting else None
     if csv_out is not None or plot is not None:
         _write(sample_rows(curves, samples, theirs), csv_out, plot, s)
