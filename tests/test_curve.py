@@ -298,3 +298,13 @@ def test_support_line_envelope_equals_the_full_envelope_on_examples(spec):
     for losses in groups:
         lazy, full = _both_envelopes(losses)
         assert lazy == full
+
+
+def test_accountant_in_the_text_report():
+    pytest.importorskip("dp_accounting")
+    out = runner.invoke(app, ["curve", RR, "--accounting", "--points", "2"])
+    assert out.exit_code == 0, out.output
+    # the grid 0, 69/100, 69/50, the claimed ε ln(2) and the breakpoint ln(3), in order
+    rows = [line for line in out.stdout.splitlines() if line.startswith("  ε = ")]
+    assert [r.split()[2] for r in rows] == ["0", "69/100", "ln(2)", "ln(3)", "69/50"]
+    assert "exact 0.25, dp_accounting 0.25" in rows[2]

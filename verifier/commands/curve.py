@@ -106,8 +106,9 @@ def curve(spec: SpecArg,
         for line in curve_lines(curves, s.epsilon, s.delta):
             typer.echo(line)
         if theirs is not None:
-            typer.echo(f"dp_accounting's pessimistic δ at {len(samples)} sample points "
-                       f"(interval {_INTERVAL}): see --json, --csv or --plot")
+            from verifier.reports.curve import accountant_lines
+            for line in accountant_lines(curves["dp"], samples, theirs["dp"], _INTERVAL):
+                typer.echo(line)
     return verdict(out["holds"])
 
 

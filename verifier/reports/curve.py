@@ -26,7 +26,7 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
 
 __all__ = ["FORM", "epsilon_pieces", "breakpoints", "sample_epsilons", "sample_rows",
-           "curve_json", "curve_lines"]
+           "curve_json", "curve_lines", "accountant_lines"]
 
 FORM = "delta = a - c*exp(epsilon) for from <= epsilon < to"
 _GRID = 100  # the grid's right end is a multiple of 1/_GRID nats
@@ -137,4 +137,17 @@ def curve_lines(curves: Mapping, epsilon: Epsilon, delta: mpq) -> list[str]:
         verdict = "holds" if claim["holds"] else "does not hold"
         out.append(f"  at ε = {epsilon}: δ = {claim['delta']} (≈ {claim['delta_approx']}); "
                    f"the claim δ ≤ {format_rational(delta)} {verdict}")
+    return out
+
+
+def accountant_lines(curve, epsilons: Sequence[Epsilon], theirs: Sequence[mpq],
+                     interval: str) -> list[str]:
+    """dp's exact δ beside dp_accounting's at each sample ε (certified decimals; the exact
+    values are in --json and --csv)."""
+    out = [f"dp_accounting's pessimistic δ (interval {interval}) beside the exact δ, as "
+           f"certified decimals:"]
+    for eps, a in zip(epsilons, theirs, strict=True):
+        exact = curve.delta(eps).approx()
+        out.append(f"  ε = {eps} (≈ {eps.approx()}): exact {exact}, dp_accounting "
+                   f"{Delta.make(a, mpq(0), eps).approx()}")
     return out
