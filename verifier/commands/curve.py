@@ -67,6 +67,11 @@ def curve(spec: SpecArg,
     from verifier.reports.plot import EXTENSIONS
 
     check_outputs(spec, **{"--plot": (plot, EXTENSIONS), "--csv": (csv_out, None)})
+    sampled = csv_out is not None or plot is not None or accounting
+    if points is not None and not sampled:
+        from verifier.core.errors import InvalidArgument
+        raise InvalidArgument("--points sets the samples of --csv, --plot or --accounting; "
+                              "give one of them", argument="--points", value=points)
     if plot is not None:
         from verifier.reports.plot import require_matplotlib
         require_matplotlib()
@@ -82,11 +87,6 @@ def curve(spec: SpecArg,
     from verifier.reports.curve import curve_json, curve_lines, sample_epsilons, sample_rows
     from verifier.symbolic.closed_form import spec_curves
 
-    sampled = csv_out is not None or plot is not None or accounting
-    if points is not None and not sampled:
-        from verifier.core.errors import InvalidArgument
-        raise InvalidArgument("--points sets the samples of --csv, --plot or --accounting; "
-                              "give one of them", argument="--points", value=points)
     curves = spec_curves(s)
     samples = sample_epsilons(curves, points or _POINTS, s.epsilon) if sampled else []
     theirs = {"dp": accountant_deltas(s, samples)} if accounting else None
