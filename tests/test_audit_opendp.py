@@ -187,7 +187,9 @@ def test_rr_categorical_below_one_over_t_is_unsound() -> None:
 def test_rr_bitvec_two_flipped_bits() -> None:
     """f = 1/2: each bit flips with q = 1/4; two weight-1 vectors differ in 2 bits, so
     ε = 2·ln((3/4)/(1/4)) = ln 9 = 2·m·ln((2 − f)/f), the library's formula."""
-    row = run(case("make_randomized_response_bitvec", {"max_weight": 1, "f": f64("0.5")}, 1))
+    one_byte = tuple(tuple(int(i == j) for i in range(8)) for j in range(9))
+    row = run(case("make_randomized_response_bitvec", {"max_weight": 1, "f": f64("0.5")}, 1,
+                   one_byte))
     assert row.tight_epsilon == Epsilon.log(9)
     assert row.verdict == "sound"
 
@@ -199,8 +201,11 @@ def test_rr_bitvec_vectors_of_two_lengths_are_neighbours() -> None:
     one, two = (1,) + (0,) * 7, (1,) + (0,) * 15
     row = run(case("make_randomized_response_bitvec", {"max_weight": 1, "f": f64("0.5")}, 1,
                    (one, two)))
-    assert row.tight_epsilon == Epsilon.INF
-    assert row.verdict == "unsound"
+    assert row.tight_epsilon == Epsilon.INF and row.tight_delta == 1
+    assert row.verdict == "unsound" and row.witness["inputs"] == (one, two)
+    default = run(case("make_randomized_response_bitvec", {"max_weight": 1,
+                                                            "f": f64("0.5")}, 1))
+    assert default.verdict == "unsound" and default.tight_epsilon == Epsilon.INF
 
 
 # ----------------------------------------------------------- discrete Laplace on integers

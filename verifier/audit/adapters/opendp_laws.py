@@ -34,14 +34,14 @@ are neighbours at distance 1.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from itertools import combinations, product
+from itertools import product
 
 from gmpy2 import mpq
 
 from verifier.core.distribution import Dist
-from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.errors import BudgetExceeded
 
-__all__ = ["rr_bool", "rr_categorical", "rr_bitvec", "bit_vectors", "ct_geometric", "MAX_BITS"]
+__all__ = ["rr_bool", "rr_categorical", "rr_bitvec", "ct_geometric", "MAX_BITS"]
 
 MAX_BITS = 16  # a bit-vector law has 2^bits outputs
 
@@ -76,21 +76,6 @@ def rr_bitvec(bits: Sequence[int], flip: mpq) -> Dist:
         flips = sum(a != b for a, b in zip(bits, out, strict=True))
         masses[out] = flip ** flips * keep ** (n - flips)
     return Dist(masses)
-
-
-def bit_vectors(length: int, max_weight: int) -> tuple[tuple[int, ...], ...]:
-    """Every vector of ``length`` bits with at most ``max_weight`` ones."""
-    if length > MAX_BITS:
-        raise BudgetExceeded(f"vectors of {length} bits: plrv enumerates at most "
-                             f"{MAX_BITS}", argument="inputs", value=length)
-    if max_weight < 0:
-        raise InvalidArgument(f"max_weight = {max_weight} is negative",
-                              argument="args.max_weight", value=max_weight)
-    out = []
-    for w in range(min(max_weight, length) + 1):
-        for ones in combinations(range(length), w):
-            out.append(tuple(int(i in ones) for i in range(length)))
-    return tuple(out)
 
 
 def ct_geometric(value: int, alpha: mpq, lower: int, upper: int) -> Dist:

@@ -19,7 +19,7 @@ from verifier.audit.adapters.opendp_args import (
     opendp,
     verdict,
 )
-from verifier.audit.adapters.opendp_laws import bit_vectors, rr_bitvec, rr_bool, rr_categorical
+from verifier.audit.adapters.opendp_laws import rr_bitvec, rr_bool, rr_categorical
 from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.judge import ratio
 from verifier.core.binary64 import F64
@@ -125,6 +125,12 @@ def bitvec_flip(f: F64) -> mpq:
 
 
 def rr_bitvec_row(case: AuditCase) -> AuditRow:
+    """Bit-vector randomized response. ``BitVectorDomain`` bounds the weight, not the length,
+    and under ``DiscreteDistance`` two vectors of different lengths are neighbours; the output
+    is as long as the input, so their laws have disjoint supports: ε = ∞ and δ = 1 at every
+    finite ε. Without ``inputs`` the universe is the library's domain as Python passes it
+    (whole bytes), so that pair decides the case; ``inputs`` of one length audit a
+    fixed-length use, exactly, over every pair of them."""
     case.only(("max_weight", "f", "constant_time"), d_in=True, inputs=True)
     dp = opendp()
     m = int_arg(case, "args.max_weight", case.arg("max_weight"))
@@ -134,7 +140,12 @@ def rr_bitvec_row(case: AuditCase) -> AuditRow:
         constant_time=bool_option(case, "constant_time"))
     claim, eps = claim_epsilon(meas.map(discrete_d_in(case)))
     flip = bitvec_flip(f)
-    if case.inputs is not None:
+    flips = f"f = {f}; each bit flipped with probability f/2 = {flip}"
+    if case.inputs is None:
+        universe: tuple[tuple[int, ...], ...] = ((0,) * 8, (0,) * 16)
+        note = ("inputs: the library's domain (vectors of any number of bytes, at most "
+                f"{m} ones); give inputs of one length to audit a fixed-length use")
+    else:
         universe = tuple(dict.fromkeys(bits(x) for x in case.inputs))
         for x in universe:
             if len(x) % 8 or sum(x) > m:
@@ -142,11 +153,19 @@ def rr_bitvec_row(case: AuditCase) -> AuditRow:
                                       f"as Python passes it (whole bytes, at most {m} ones)",
                                       argument="inputs", value=list(x))
         note = "inputs: the vectors given"
-    else:
-        universe = bit_vectors(8, m)
-        note = (f"inputs: every vector of 8 bits (one byte) with at most {m} ones; the "
-                f"library's domain bounds no length, and vectors of different lengths are "
-                f"neighbours whose outputs differ in length (ε = ∞): list them in inputs "
-                f"to audit that")
+    lengths = sorted({len(x) for x in universe})
+    if len(lengths) > 1:
+        short = next(x for x in universe if len(x) == lengths[0])
+        long = next(x for x in universe if len(x) == lengths[1])
+        holds = eps.infinite
+        return AuditRow(case, claim, mpq(0), None if holds else mpq(1), Epsilon.INF,
+                        "sound" if holds else "unsound", None, "exact",
+                        {"inputs": (short, long),
+                         "outputs": f"every output: {lengths[0]} bits against {lengths[1]}"},
+                        (flips, note, "vectors of different lengths are neighbours under "
+                         "DiscreteDistance and their outputs differ in length: disjoint "
+                         "supports, ε = ∞ and δ = 1 at every finite ε"))
+    if len(universe) < 2:
+        raise InvalidArgument("inputs: list at least two vectors", argument="inputs")
     return _finite_row(case, claim, eps, universe, lambda x: rr_bitvec(bits(x), flip),
-                       (f"f = {f}; each bit flipped with probability f/2 = {flip}", note))
+                       (flips, note))
