@@ -528,6 +528,16 @@ def test_hostile_specs_exit_2(tmp_path, change, needle):
     assert_error(invoke(["check", write(tmp_path, {**SPEC, **change})]), needle)
 
 
+def test_work_is_estimated_before_the_laws(tmp_path):
+    """A threshold 10⁶ away widens every sum over the noisy values: refused by limits.work
+    before any law is built, and decided once the limit allows it (threshold 100)."""
+    far = {**SVT, "mechanism": {**SVT["mechanism"], "threshold": 10 ** 6}}
+    assert_error(invoke(["check", write(tmp_path, far)], timeout=60), "limits.work")
+    near = {**SVT, "mechanism": {**SVT["mechanism"], "threshold": 100},
+            "limits": {"work": 10 ** 6}}
+    assert_verdict(invoke(["check", write(tmp_path, near, "n.toml")]), 0)
+
+
 def test_missing_input_is_refused(tmp_path):
     spec = {k: v for k, v in SPEC.items() if k != "input"}
     assert_error(invoke(["check", write(tmp_path, spec)]), "[input]")

@@ -85,6 +85,12 @@ class CoordinateNoise:
                                   argument="inputs", value=[list(x), list(y)])
         return loss_law(tuple(sorted(abs(a - b) for a, b in zip(x, y, strict=True))))
 
+    def work(self, x: tuple, y: tuple) -> int:
+        """An estimate of the terms of the pair's loss law: a convolution of one coordinate's
+        ``m_i + 1`` terms into ``Σ m + 1`` at a time."""
+        total = sum(abs(a - b) for a, b in zip(x, y, strict=True))
+        return (total + 1) ** 2
+
     def describe(self) -> str:
         return f"discrete_laplace(scale={format_rational(self.scale)}) on each coordinate"
 

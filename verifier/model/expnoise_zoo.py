@@ -214,6 +214,13 @@ class NoisyChoice:
                                          *self.value)
         return first_above_law(q, self.threshold, b, tp, qp, self.strict)
 
+    def work(self, q: tuple) -> int:
+        """An estimate of the terms summed for the law at ``q``: per output, a window over
+        every centre (the queries and the threshold) times the factors of a term."""
+        centres = [*q, self.threshold] if self.kind == "above_threshold" else list(q)
+        values = 1 if self.value is None else self.value[1] - self.value[0] + 3
+        return (len(q) + 1) ** 2 * (max(centres) - min(centres) + 3) * values
+
     def describe(self) -> str:
         def shown(s: mpq | None) -> str:
             return "none" if s is None else format_rational(s)

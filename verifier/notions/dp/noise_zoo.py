@@ -235,20 +235,28 @@ def _law(law: Mapping[Any, Coef], t: mpq) -> CommonLaw:
 
 
 def _pair_laws(mech: NoisyChoice | CoordinateNoise, pairs: list[tuple[tuple, tuple]],
-               t: mpq) -> list[tuple[CommonLaw, CommonLaw]]:
+               t: mpq, budget: Budget) -> list[tuple[CommonLaw, CommonLaw]]:
     """The two laws of each pair: of the released index (one law per input), or of the
-    privacy loss of noise on each coordinate (one pair of laws per multiset of differences)."""
+    privacy loss of noise on each coordinate (one pair of laws per multiset of differences).
+    The terms summed are estimated first and held to ``limits.work``."""
     if isinstance(mech, CoordinateNoise):
-        memo: dict[tuple, tuple[CommonLaw, CommonLaw]] = {}
-        out = []
+        firsts: dict[tuple, tuple[tuple, tuple]] = {}
         for x, y in pairs:
-            key = tuple(sorted(abs(a - b) for a, b in zip(x, y, strict=True)))
-            if key not in memo:
-                p, q = mech.pair_law(x, y)
-                memo[key] = (_law(p, t), _law(q, t))
-            out.append(memo[key])
-        return out
-    laws = {x: _law(mech.law(x), t) for x in sorted({x for pair in pairs for x in pair})}
+            firsts.setdefault(tuple(sorted(abs(a - b) for a, b in zip(x, y, strict=True))),
+                              (x, y))
+        budget.require("work", sum(mech.work(x, y) for x, y in firsts.values()),
+                       "the loss laws of noise on each coordinate (terms)")
+        memo: dict[tuple, tuple[CommonLaw, CommonLaw]] = {}
+        for key, (x, y) in firsts.items():
+            p, q = mech.pair_law(x, y)
+            memo[key] = (_law(p, t), _law(q, t))
+        return [memo[tuple(sorted(abs(a - b) for a, b in zip(x, y, strict=True)))]
+                for x, y in pairs]
+    inputs = sorted({x for pair in pairs for x in pair})
+    budget.require("work", sum(mech.work(x) for x in inputs),
+                   f"the {mech.kind} laws (terms summed over the noisy values)",
+                   " (a threshold or inputs far apart widen every sum)")
+    laws = {x: _law(mech.law(x), t) for x in inputs}
     return [(laws[x], laws[y]) for x, y in pairs]
 
 
@@ -256,9 +264,10 @@ def check_choice_dp(mech: NoisyChoice | CoordinateNoise, relation: Relation, eps
                     delta: mpq, budget: Budget | None = None) -> NoiseResult:
     """Decide (ε, δ)-DP of ``mech`` over the ordered pairs of ``relation``."""
     t = mech.rate
+    budget = budget or Budget()
     pairs = list(relation_pairs(relation, budget))
     try:
-        laws = _pair_laws(mech, pairs, t)
+        laws = _pair_laws(mech, pairs, t, budget)
     except Undecided:  # a law's denominator not signed at the cap: nothing is decided
         return NoiseResult(None, "", Certified(lambda prec: (mpq(0), mpq(1))), False,
                            "unknown", None, False, None, pairs[0], len(pairs))
