@@ -21,6 +21,7 @@ from verifier import Dist, independent, mechanism
 
 
 @pytest.mark.parametrize("theorem", RECORDS, ids=[t.name for t in RECORDS])
+@pytest.mark.slow
 def test_theorem_on_family(theorem: Theorem):
     """Each record once per process (the registry keeps the result for docs/theorems.md)."""
     tally, status, _ = outcome(theorem)

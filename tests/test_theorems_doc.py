@@ -6,17 +6,21 @@ results), so this costs nothing more when the whole suite runs.
 
 from pathlib import Path
 
+import pytest
+
 from proofs.registry import RECORDS, markdown, passed, rows
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "theorems.md"
 
 
+@pytest.mark.slow
 def test_docs_theorems_md_is_up_to_date():
     assert DOC.read_text(encoding="utf-8") == markdown(), (
         "docs/theorems.md is stale: regenerate it with "
         "python -m proofs --markdown > docs/theorems.md")
 
 
+@pytest.mark.slow
 def test_at_least_35_statements_none_failing_each_with_meaningful_instances():
     table = rows()
     assert len(table) >= 35
@@ -27,11 +31,13 @@ def test_at_least_35_statements_none_failing_each_with_meaningful_instances():
         assert isinstance(r["instances"], int) and r["instances"] > 0, r
 
 
+@pytest.mark.slow
 def test_sampled_checks_are_never_reported_as_proofs():
     for r in rows():
         assert not r["method"].startswith("Hypothesis"), r
 
 
+@pytest.mark.slow
 def test_plrv_theorems_json():
     import json
 
