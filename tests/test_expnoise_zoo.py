@@ -205,6 +205,7 @@ def test_two_candidates_in_closed_form():
 
 @pytest.mark.parametrize("alpha", [mpq(1, 2), mpq(1, 3), mpq(2, 5), mpq(3, 4), mpq(5, 7),
                                    mpq(1, 10)])
+@pytest.mark.slow
 def test_structure_against_the_rational_engine(zoo, monkeypatch, alpha):
     """The rational functions in β, evaluated at a rational α, equal the zoo's exact
     rational engine run with β = α (its own loops over the same patterns)."""
@@ -347,6 +348,7 @@ def test_noisy_max_tight_epsilon_against_mpmath():
     assert mpmath.mpf("0.90") < mpmath.log(worst) < mpmath.mpf("0.91")
 
 
+@pytest.mark.slow
 def test_sparse_vector_holds_and_wrong_scale_fails_with_the_mpmath_delta():
     """Lyu, Su and Li 2017: Algorithm 1 (threshold scale 2/ε, queries 4/ε) is ε-DP;
     Algorithm 4 (threshold 4/ε, queries 4/(3ε), ``>``) is not."""
@@ -415,6 +417,7 @@ def test_broken_threshold_variants_fail():
     assert exact.holds is False and exact.epsilon_value == Epsilon.of_nats(5)
 
 
+@pytest.mark.slow
 def test_tight_epsilon_at_positive_delta_inverts_delta():
     """ε(δ) and δ(ε) are inverse: at the tight ε for δ = 1/100 (enclosed), δ(ε_lo) ≥ 1/100
     ≥ δ(ε_hi) by the certified δ of the same pairs."""
@@ -473,6 +476,7 @@ SCHEMA = json.loads((ROOT / "schemas" / "check-output.v1.json").read_text())
                                         ("svt_returns_noisy_value_laplace", 1),
                                         ("svt_no_query_noise_laplace", 1),
                                         ("svt_no_threshold_noise_laplace", 1)])
+@pytest.mark.slow
 def test_example_specs(name, code):
     o = invoke(["check", str(ZOO / f"{name}.toml"), "--json"])
     assert_verdict(o, code)
@@ -573,6 +577,7 @@ def mp_product_delta(x, y, scale, eps):
 
 @pytest.mark.parametrize("pair, eps", [(((0, 0), (1, 1)), "1/2"), (((0, 0), (1, 0)), "1/3"),
                                         (((0, 1), (2, 0)), "1"), (((0, 1), (2, 0)), "ln(2)")])
+@pytest.mark.slow
 def test_noise_on_each_coordinate_against_direct_summation(pair, eps):
     m = coordinate_laplace(1)
     rel = explicit_pairs([pair])
