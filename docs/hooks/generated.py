@@ -152,8 +152,8 @@ def cli_page() -> str:
            "is what `plrv COMMAND --help` prints. Exit codes: see "
            "[exit codes](exit-codes.md).\n",
            "```text\n" + group.get_help(ctx).rstrip() + "\n```\n"]
-    for name in group.list_commands(ctx):  # type: ignore[attr-defined]
-        command = group.get_command(ctx, name)  # type: ignore[attr-defined]
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
         sub = command.make_context(name, [], parent=ctx, resilient_parsing=True,
                                    terminal_width=WIDTH, max_content_width=WIDTH)
         out.append(f"## plrv {name}\n")
