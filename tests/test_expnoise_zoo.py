@@ -699,6 +699,12 @@ def test_gaussian_tight_epsilon_brackets_the_claim():
         is False
 
 
+def test_a_wide_gaussian_is_held_to_the_work_limit(tmp_path):
+    spec = {**COORD, "mechanism": {"kind": "discrete_gaussian", "sigma": "10000"},
+            "query": {"epsilon": "1", "delta": "1/10", "notions": ["dp"]}}
+    assert_error(invoke(["check", write(tmp_path, spec)], timeout=60), "limits.work")
+
+
 def test_gaussian_coordinate_spec_exit_codes(tmp_path):
     spec = {**COORD, "mechanism": {"kind": "discrete_gaussian", "sigma": "2"},
             "query": {"epsilon": "1", "delta": "1/10", "notions": ["dp"]}}

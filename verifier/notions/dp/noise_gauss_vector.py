@@ -25,6 +25,7 @@ by :func:`verifier.core.theta.tail_bounds`) the whole, so ``U/Z^n ≤ P[S ≥ a]
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import isqrt
 
 from flint import arb, arb_poly, ctx, fmpq
@@ -40,6 +41,7 @@ from verifier.notions.dp.noise_check import NoiseResult, bisect_epsilon
 __all__ = ["check_gaussian_vector_dp", "tail_enclosure", "delta_enclosure", "MAX_BITS"]
 
 MAX_BITS = 1 << 10  # the precision cap of one enclosure (bits); beyond it: unknown
+_ENCLOSURES = 150  # enclosures of one check: the verdict's, and the bisection's of ε at δ
 
 
 def _exact(x: arb) -> mpq:
@@ -56,7 +58,9 @@ def _radius(u: mpq, prec: int) -> int:
 
 def tail_enclosure(u: mpq, differences: tuple[int, ...], a: int, prec: int
                    ) -> tuple[mpq, mpq]:
-    """Rationals ``lo ≤ P[Σ d_i Z_i ≥ a] ≤ hi`` at about ``prec`` bits."""
+    """Rationals ``lo ≤ P[Σ d_i Z_i ≥ a] ≤ hi`` at about ``prec`` bits (at most
+    :data:`MAX_BITS`: a display asking for more gets that enclosure)."""
+    prec = min(prec, MAX_BITS)
     r = _radius(u, prec)
     saved = ctx.prec
     try:
@@ -116,7 +120,14 @@ def _thresholds(eps: Epsilon, u: mpq, big_d: int) -> tuple[int, int]:
 
 def delta_enclosure(u: mpq, differences: tuple[int, ...], eps: Epsilon, prec: int
                     ) -> tuple[mpq, mpq]:
-    """Rationals enclosing δ(ε) of a pair with these differences."""
+    """Rationals enclosing δ(ε) of a pair with these differences, at ``prec`` bits (at most
+    :data:`MAX_BITS`; each computed once)."""
+    return _delta_enclosure(u, tuple(sorted(differences)), eps, min(prec, MAX_BITS))
+
+
+@lru_cache(maxsize=1024)
+def _delta_enclosure(u: mpq, differences: tuple[int, ...], eps: Epsilon, prec: int
+                     ) -> tuple[mpq, mpq]:
     if eps.infinite:
         return mpq(0), mpq(0)  # the loss is finite everywhere: P[L = ∞] = 0
     a, b = _thresholds(eps, u, sum(d * d for d in differences))
@@ -147,7 +158,14 @@ def check_gaussian_vector_dp(sigma: mpq, relation: Relation, eps: Epsilon, delta
                              budget: Budget | None = None) -> NoiseResult:
     """Decide (ε, δ)-DP of discrete Gaussian noise ``σ`` on each coordinate."""
     u = 1 / (2 * sigma * sigma)
+    budget = budget or Budget()
     keys, count = _keys(relation, budget)
+    r = _radius(u, 64)  # per enclosure at the first precision: 2R + 1 weights, and the
+    # product's coefficients once per coordinate; about _ENCLOSURES enclosures in a check
+    budget.require("work", _ENCLOSURES * sum(2 * r + 1 + len(k.differences) *
+                                             (2 * sum(k.differences) * r + 1) for k in keys),
+                   "the discrete Gaussian's cut laws multiplied (coefficients)",
+                   " (a large sigma or distance widens them)")
     holds: bool | None = None
     prec = 64
     while holds is None and prec <= MAX_BITS:
