@@ -88,6 +88,7 @@ def test_threshold_finding_released_one_sixth_against_claimed_one_twelfth() -> N
     assert one.epsilon_infinite  # no finite ε covers a δ-short ε-free pair
 
 
+@pytest.mark.slow
 def test_threshold_over_the_whole_relation_delta_is_one() -> None:
     """Keys of value 0 count as absent in L01Inf: n of them against {} are at distance 0 and
     release some key with 1 − (1 − β³/(1+β))^n → 1, so the tight δ (a supremum) is 1 and the
@@ -348,6 +349,7 @@ def test_library_draws_fit_the_law(c: AuditCase, x: object) -> None:
     assert fit.outside == 0 and fit.p_value >= RELIABLE, fit.note()
 
 
+@pytest.mark.slow
 def test_threshold_release_frequency_is_one_sixth_not_one_twelfth() -> None:
     """20 000 draws at {a: 1}: the release count is Binomial(20000, ≈1/6), mean 3333 and
     sd 53; at the claimed 1/12 it would be near 1667."""

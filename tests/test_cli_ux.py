@@ -312,6 +312,7 @@ def test_benchmark_default_output_is_not_a_tracked_file():
         output_path(["run.py", "--out", str(ROOT / "pyproject.toml")])
 
 
+@pytest.mark.slow
 def test_check_theorems_imports_as_a_script(tmp_path):
     """``python proofs/check_theorems.py`` from any folder finds its package (the file is
     loaded as a script would be, without running the records, which pytest runs)."""

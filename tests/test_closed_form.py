@@ -119,6 +119,7 @@ def test_threshold_closed_form_matches_count_engine(n, m, p, t, rate):
     assert ppk == report.results["ppkdp"].delta.value
 
 
+@pytest.mark.slow
 def test_threshold_closed_form_tiny_case_by_hand():
     # module docstring: n = 2, m = 0, T = 2, p = 1/2 gives APK = PPK = 1/2 at every ε
     for rate in ("1", "2", "10"):

@@ -63,6 +63,7 @@ def test_exact_zero_and_signs():
 @given(st.lists(st.tuples(st.fractions(-20, 20, max_denominator=50),
                           st.fractions(-5, 5, max_denominator=50)), min_size=1, max_size=6),
        st.sampled_from([64, 128, 256]))
+@pytest.mark.slow
 def test_enclosures_hold_the_value_and_signs_agree(terms, prec):
     x = ExpSum.of([(mpq(a.numerator, a.denominator), mpq(c.numerator, c.denominator))
                    for a, c in terms])

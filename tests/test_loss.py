@@ -3,6 +3,7 @@
 import itertools
 from fractions import Fraction
 
+import pytest
 from gmpy2 import mpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -49,6 +50,7 @@ def test_binary_randomized_response_by_hand():
 
 @settings(max_examples=300, deadline=None)
 @given(distributions(), distributions(), rates)
+@pytest.mark.slow
 def test_delta_matches_the_formula(p, q, E):
     d = privacy_loss(p, q).delta(Epsilon.log(E))
     assert type(d.value) is MPQ
@@ -57,6 +59,7 @@ def test_delta_matches_the_formula(p, q, E):
 
 @settings(max_examples=300, deadline=None)
 @given(distributions(), distributions(), rates, rates)
+@pytest.mark.slow
 def test_delta_is_non_increasing(p, q, e1, e2):
     loss = privacy_loss(p, q)
     lo, hi = min(e1, e2), max(e1, e2)
@@ -65,6 +68,7 @@ def test_delta_is_non_increasing(p, q, e1, e2):
 
 @settings(max_examples=300, deadline=None)
 @given(distributions(), distributions(), deltas)
+@pytest.mark.slow
 def test_round_trip_delta_epsilon_delta(p, q, delta):
     loss = privacy_loss(p, q)
     eps = loss.epsilon(delta)
@@ -83,6 +87,7 @@ def test_round_trip_delta_epsilon_delta(p, q, delta):
 
 @settings(max_examples=200, deadline=None)
 @given(distributions(), distributions(), rates)
+@pytest.mark.slow
 def test_profile_interpolates(p, q, E):
     loss = privacy_loss(p, q)
     points = loss.profile()

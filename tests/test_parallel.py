@@ -269,6 +269,7 @@ def test_workers_2_equal_serial(tmp_path):
 
 
 @needs_dask
+@pytest.mark.slow
 def test_library_tables_on_a_cluster_equal_serial(tmp_path):
     """Joint tables (exact ``==`` of every cell) and DP cases through one cluster."""
     from verifier.engines.joint import brute_force_tables, check_targets

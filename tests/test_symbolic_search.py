@@ -28,6 +28,7 @@ def test_converse_of_lemma5_is_refuted_and_minimised():
     assert type(res.deltas["apk"]) is type(mpq(0))
 
 
+@pytest.mark.slow
 def test_lemma5_has_no_counterexample_and_says_how_far_the_search_went():
     res = search(conjecture("lemma5"), SMALL)
     assert not res.found and res.counterexample is None

@@ -50,6 +50,7 @@ def test_plrv_theorems_json():
     assert len(table) >= 35 and all(passed(r) for r in table)
 
 
+@pytest.mark.slow
 def test_the_records_report_progress_as_they_run(monkeypatch):
     """plrv theorems takes minutes: the registry calls progress(done, total) after each
     record (shown on stderr by plrv theorems and python -m proofs --json)."""

@@ -149,6 +149,7 @@ def test_finishes_or_is_refused_by_the_budget(tmp_path, args, doc, verdicts):
         _refused_before_working(o)
 
 
+@pytest.mark.slow
 def test_compose_k_runs_refused_from_an_estimate(tmp_path):
     """500,000 runs of randomized response would take minutes and gigabytes exactly: the
     polynomial route's work is estimated from the laws of one run (k + 1 loss values,
@@ -181,6 +182,7 @@ def test_prove_every_known_set_counts_its_instances_first(tmp_path):
     _refused_before_working(o)
 
 
+@pytest.mark.slow
 def test_prove_every_known_set_is_refused_for_dp(tmp_path):
     doc = mutate(mutate(PROVE_EVERY_SET, "query.notions", ["dp"]), "attacker")
     spec = write(tmp_path, doc)

@@ -115,6 +115,7 @@ def test_family_timeout_must_be_positive(tmp_path, timeout):
     assert_error(run(["family", spec, *RANGE, "--timeout", timeout]), "--timeout")
 
 
+@pytest.mark.slow
 def test_family_timeout_is_honoured_end_to_end(tmp_path):
     """5 records over 3 values: 2430 pairs of 243-output laws make a formula whose building
     alone takes about a minute; --timeout 1 covers the building too, and the answer is

@@ -141,6 +141,7 @@ def test_size_and_depth_limits(tmp_path, predicate):
     pytest.param("base", "not " * 100_000 + "x < 1", "mechanism.base", id="base-100000-not"),
     pytest.param("base", "__import__('os')", "mechanism.base", id="base-injection"),
 ])
+@pytest.mark.slow
 def test_composition_base(tmp_path, key, value, needle):
     spec = _spec(tmp_path, value, key, PSO_COMPOSITION)
     assert_error(run(["pso", spec], timeout=15), needle, file=spec, max_len=600)
