@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 import flint
 from gmpy2 import mpq
@@ -106,55 +107,73 @@ def _enclose(x: flint.arb) -> Enclosure:
 
 
 class _Law:
-    """The binomial law of ``u`` i.i.d. records as balls, with prefix and suffix sums."""
+    """The binomial law of ``u`` i.i.d. records as balls, with prefix and suffix sums.
 
-    def __init__(self, u: int, p: mpq):
+    With ``need`` (every interval sum starts at or below it), the masses stop at the first
+    ``X ≥ need`` past the mode whose tail is negligible: the ratios ``w(y+1)/w(y)`` fall with
+    ``y``, so once ``ρ = w(X+2)/w(X+1) ≤ 1/2`` the tail ``Σ_{y>X} w(y) ≤ 2·w(X+1)``, kept as
+    the ball ``[0, 2·w(X+1)]`` once that is below ``2^−(prec+20)·w(need)``. Every sum is then
+    still a ball containing the exact one: a sum reaching past ``X`` is the suffix from its
+    start (which holds the tail ball), and the one mass at ``u`` is ``p^u``."""
+
+    def __init__(self, u: int, p: mpq, need: int | None = None):
         one_p = flint.arb(flint.fmpq(int(p.numerator), int(p.denominator)))
         one_q = 1 - one_p
         self.u = u
         self.p = p
-        w = one_q ** u
-        mass = [w]
+        self.top = one_p ** u
+        need = u if need is None else min(max(need, 0), u)
+        mass = [one_q ** u]
         step = one_p / one_q
+        limit = flint.arb(2) ** -(flint.ctx.prec + 20)
+        half = mpq(1, 2)
+        tail = flint.arb(0)
         for x in range(u):
-            w = w * flint.fmpq(u - x, x + 1) * step
+            w = mass[x] * step * (u - x) / (x + 1)  # w(x + 1)
+            if x >= need and mpq(u - x - 1, x + 2) * p / (1 - p) <= half \
+                    and 2 * w < limit * mass[need]:
+                tail = flint.arb(0).union(2 * w)
+                break
             mass.append(w)
         self.mass = mass
-        prefix = [flint.arb(0)]
-        for w in mass:
-            prefix.append(prefix[-1] + w)
-        suffix = [flint.arb(0)] * (u + 2)
-        for x in range(u, -1, -1):
-            suffix[x] = suffix[x + 1] + mass[x]
-        self.prefix, self.suffix = prefix, suffix
+        self.prefix = list(accumulate(mass, initial=flint.arb(0)))
+        suffix = list(accumulate(reversed(mass), initial=tail))
+        suffix.reverse()
+        self.suffix = suffix
 
     def between(self, lo: int, hi: int) -> flint.arb:
-        """``Σ_{lo ≤ x ≤ hi} w(x)``."""
+        """``Σ_{lo ≤ x ≤ hi} w(x)`` (a ball containing it)."""
         a, b = max(lo, 0), min(hi, self.u)
         if a > b:
             return flint.arb(0)
+        last = len(self.mass) - 1
+        if b > last:  # past the masses kept: the suffix from a holds the tail's ball
+            if a == b == self.u:
+                return self.top
+            return self.suffix[min(a, last + 1)]
         head, tail = self.prefix[b + 1], self.suffix[a]
         if head.mid() <= tail.mid():
             return head - self.prefix[a]
         return tail - self.suffix[b + 1]
 
-    def ratio_above(self, x: int, alpha: int, eps: Epsilon) -> bool:
-        """Whether the singleton at ``x`` of the pair ``(α, 1 − α)`` has ratio ``> e^ε``
-        (exact: ``w(x)/w(x−1) = (u − x + 1)·p/(x·(1 − p))``)."""
-        r = mpq(self.u - x + 1, x) * self.p / (1 - self.p)
-        return compare_exp(r if alpha == 0 else 1 / r, eps) > 0
+
+def _ratio_above(u: int, p: mpq, x: int, alpha: int, eps: Epsilon) -> bool:
+    """Whether the singleton at ``x`` of the pair ``(α, 1 − α)`` has ratio ``> e^ε``
+    (exact: ``w(x)/w(x−1) = (u − x + 1)·p/(x·(1 − p))``)."""
+    r = mpq(u - x + 1, x) * p / (1 - p)
+    return compare_exp(r if alpha == 0 else 1 / r, eps) > 0
 
 
-def _cut(law: _Law, alpha: int, eps: Epsilon) -> tuple[int, int]:
+def _cut(u: int, p: mpq, alpha: int, eps: Epsilon) -> tuple[int, int]:
     """The finite ``x`` (``1..u``) whose singleton ratio exceeds ``e^ε``: an interval."""
-    lo, hi = 1, law.u
+    lo, hi = 1, u
     if lo > hi:
         return 1, 0
     if alpha == 0:  # ratio falls with x: contributing x form a prefix of 1..u
         a, b = lo, hi + 1
         while a < b:
             mid = (a + b) // 2
-            if law.ratio_above(mid, 0, eps):
+            if _ratio_above(u, p, mid, 0, eps):
                 a = mid + 1
             else:
                 b = mid
@@ -162,29 +181,44 @@ def _cut(law: _Law, alpha: int, eps: Epsilon) -> tuple[int, int]:
     a, b = lo, hi + 1  # ratio rises with x: a suffix
     while a < b:
         mid = (a + b) // 2
-        if law.ratio_above(mid, 1, eps):
+        if _ratio_above(u, p, mid, 1, eps):
             b = mid
         else:
             a = mid + 1
     return a, hi
 
 
+def _need(pre: Preimages, u: int, cuts: Sequence[tuple[int, int]]) -> int:
+    """An index at or above the start of every interval sum a class asks for (below ``u``):
+    ``s − k − α ≤ s`` for each end ``s`` of a preimage interval, and the cuts' ends."""
+    ends = {e for s1, s2 in pre.runs for e in (s1, s2 + 1)}
+    ends |= {e for _, spans in pre.groups for s1, s2 in spans for e in (s1, s2 + 1)}
+    ends |= {c for cut in cuts for c in cut}
+    return min(u, max((e + 1 for e in ends if e < u), default=0))
+
+
 def _class_delta(law: _Law, pre: Preimages, k: int, alpha: int, cut: tuple[int, int],
                  e: flint.arb) -> flint.arb:
     beta = 1 - alpha
     inf_x = 0 if alpha == 0 else law.u + 1
+    between = law.between
     total = flint.arb(0)
     for s1, s2 in pre.runs:
         lo, hi = s1 - k, s2 - k
         if lo <= inf_x <= hi:
-            total += law.between(inf_x - alpha, inf_x - alpha)
+            total += between(inf_x - alpha, inf_x - alpha)
         a, b = max(lo, cut[0]), min(hi, cut[1])
         if a <= b:
-            total += law.between(a - alpha, b - alpha) - e * law.between(a - beta, b - beta)
+            total += between(a - alpha, b - alpha) - e * between(a - beta, b - beta)
     for _, spans in pre.groups:
-        p = sum((law.between(s1 - k - alpha, s2 - k - alpha) for s1, s2 in spans),
-                flint.arb(0))
-        q = sum((law.between(s1 - k - beta, s2 - k - beta) for s1, s2 in spans), flint.arb(0))
+        if len(spans) == 1:
+            (s1, s2), = spans
+            p = between(s1 - k - alpha, s2 - k - alpha)
+            q = between(s1 - k - beta, s2 - k - beta)
+        else:
+            p = sum((between(s1 - k - alpha, s2 - k - alpha) for s1, s2 in spans),
+                    flint.arb(0))
+            q = sum((between(s1 - k - beta, s2 - k - beta) for s1, s2 in spans), flint.arb(0))
         total += (p - e * q).nonnegative_part()
     return total
 
@@ -193,7 +227,9 @@ def _run(data: IndependentData, pre: Preimages, m: int, eps: Epsilon
          ) -> tuple[flint.arb, flint.arb]:
     prior = data.priors[0]
     p = prior[data.values[1]]
-    law = _Law(data.n - 1 - m, p)
+    u = data.n - 1 - m
+    cuts = [_cut(u, p, alpha, eps) for alpha in (0, 1)]
+    law = _Law(u, p, _need(pre, u, cuts))
     known = _Law(m, p)
     if eps.rate is not None:
         e = flint.arb(flint.fmpq(int(eps.rate.numerator), int(eps.rate.denominator)))
@@ -203,7 +239,7 @@ def _run(data: IndependentData, pre: Preimages, m: int, eps: Epsilon
     apk: list[flint.arb] = []
     ppk: list[flint.arb] = []
     for alpha in (0, 1):
-        cut = _cut(law, alpha, eps)
+        cut = cuts[alpha]
         mixed = flint.arb(0)
         for k in range(m + 1):
             d = _class_delta(law, pre, k, alpha, cut, e)
@@ -211,6 +247,12 @@ def _run(data: IndependentData, pre: Preimages, m: int, eps: Epsilon
             mixed += known.mass[k] * d
         ppk = [mixed if not ppk else ppk[0].max(mixed)]
     return apk[0], ppk[0]
+
+
+def _identical(model: IndependentData) -> bool:
+    """``model.identical``, answered at once when every record shares one prior object."""
+    first = model.priors[0] if model.priors else None
+    return all(p is first for p in model.priors) or model.identical
 
 
 def certified_partial(mech: Mechanism, model: IndependentData, knowledge: Knowledge,
@@ -227,7 +269,7 @@ def certified_partial(mech: Mechanism, model: IndependentData, knowledge: Knowle
         if name not in NOTIONS:
             raise InvalidArgument(f"notion {name!r} has no certified mode; use "
                                   f"{' or '.join(NOTIONS)}")
-    if not isinstance(model, IndependentData) or not model.identical or len(model.values) != 2:
+    if not isinstance(model, IndependentData) or not _identical(model) or len(model.values) != 2:
         raise InvalidArgument("certified mode needs i.i.d. records on two values")
     known = tuple(knowledge.known or ()) if knowledge.known is not None else None
     if known is None:
