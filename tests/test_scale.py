@@ -191,6 +191,9 @@ def test_streamed_laws_and_weighted_sums_by_hand():
         assert all(law.mass(x) == mass[x] for x in order)
         assert all(law.prefix(x) == sum(mass[:x]) for x in order + [u + 1])
         assert law.prefix(u + 5) == (s + r) ** u and law.prefix(-1) == 0
+        spans = [(a, b) for a in range(u + 1) for b in range(a + 1, u + 2)]
+        for a, b in rng.sample(spans, min(400, len(spans))) + [(0, u + 1), (u, u + 1)]:
+            assert law.range_sum(a, b) == sum(mass[a:b])
     for m, prior in ((0, "1/3"), (5, "2/7"), (40, "1/1000")):
         dist = Dist({0: str(1 - mpq(prior)), 1: prior})
         iid_law = count_law.ones_law([dist] * m, (0, 1))

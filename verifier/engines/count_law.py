@@ -167,10 +167,22 @@ class _TwoSided:
             return self.low.prefix(x)
         return self.total - self.high.prefix(self.u - x + 1)
 
-    def between(self, a: int, b: int) -> mpz | None:
-        if 2 * a <= self.u:
-            return self.low.between(a, b)
-        return self.high.between(self.u - b, self.u - a)
+    def range_sum(self, a: int, b: int) -> mpz:
+        """``Σ_{a ≤ x < b} N[x]`` for ``0 ≤ a < b ≤ u + 1``, with the fewest subtractions of
+        long numbers: a sum from 0 is a prefix sum, one to the end a suffix sum."""
+        u = self.u
+        low_a, low_b = 2 * a <= u + 1, 2 * b <= u + 1
+        if not low_a:  # both ends on the upper side: suffix sums of the mirrored law
+            short = self.high.between(u - b + 1, u - a)
+            if short is not None:
+                return short
+            top = self.high.prefix(u - a + 1)
+            return top if b > u else top - self.high.prefix(u - b + 1)
+        if b > u:
+            return self.total - self.low.prefix(a) if a else self.total
+        if low_b:
+            return self.low.prefix(b) - self.low.prefix(a) if a else self.low.prefix(b)
+        return self.prefix(b) - self.prefix(a)
 
 
 class _View(Sequence):
@@ -260,8 +272,9 @@ class OnesLaw:
         if a >= b:
             return mpz(0)
         stream = getattr(self.mass, "stream", None)
-        short = None if stream is None else stream.between(a, b - 1)
-        return self.prefix[b] - self.prefix[a] if short is None else short
+        if stream is not None:
+            return stream.range_sum(a, b)
+        return self.prefix[b] - self.prefix[a] if a else self.prefix[b]
 
 
 def integer_weights(prior: Dist, values: Sequence) -> tuple[list[mpz], mpz]:
