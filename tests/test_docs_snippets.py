@@ -29,6 +29,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -288,3 +289,37 @@ def test_markers(tmp_path: Path) -> None:
     doc.write_text("<!-- test: quick -->\n```python\nprint(1)\n```\n", encoding="utf-8")
     with pytest.raises(ValueError, match="unknown docs test marker"):
         blocks(doc)
+
+
+def _generated() -> object:
+    """docs/hooks/generated.py, the mkdocs hook that writes the reference pages."""
+    spec = importlib.util.spec_from_file_location("docs_generated",
+                                                  ROOT / "docs" / "hooks" / "generated.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generated_reference_pages_cover_every_command_and_schema() -> None:
+    """The CLI page has every command's --help, the spec and output pages every schema
+    (and every top-level key of each), so a new command or schema cannot be left out."""
+    import json
+
+    import typer.main
+
+    from verifier.cli import app
+
+    generated: Any = _generated()
+    cli = generated.cli_page()
+    group = typer.main.get_command(app)
+    names = group.list_commands(group.make_context("plrv", [], resilient_parsing=True))
+    assert len(names) >= 13
+    for name in names:
+        assert f"## plrv {name}\n" in cli and f"Usage: plrv {name} " in cli, name
+    pages = generated.spec_page() + generated.output_page()
+    for path in sorted((ROOT / "schemas").glob("*.json")):
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        assert f"`schemas/{path.name}`" in pages, path.name
+        for key in schema.get("properties", {}):
+            assert f"| `{key}` |" in pages, (path.name, key)
