@@ -93,6 +93,10 @@ def schema_section(path: Path) -> str:
     for key in ("oneOf", "anyOf"):
         if key in schema:
             out.append("One of: " + ", ".join(_type(o, stem) for o in schema[key]) + ".\n")
+    if "allOf" in schema:
+        out.append(f"The schema also states {len(schema['allOf'])} conditions between keys "
+                   "(`allOf`: which keys go together); they are in the schema itself, at the "
+                   "end of this section.\n")
     if schema.get("type") == "array" and isinstance(schema.get("items"), dict):
         out.append("A list; each item:\n")
         out.append(_table(schema["items"], stem))
