@@ -202,3 +202,28 @@ def test_streamed_laws_and_weighted_sums_by_hand():
             values = [mpz(rng.randint(-10 ** 30, 10 ** 30)) for _ in range(law.size + 1)]
             assert law.weighted(iter(values)) == sum(w * v for w, v in zip(law.mass, values,
                                                                           strict=True))
+
+
+def test_streamed_laws_agree_with_brute_force_on_tight_epsilon(monkeypatch):
+    """Every law streamed, parts never kept: δ at ε and the tight ε at δ of APK, PPK and
+    noiseless privacy equal brute force's over every database (small n, several priors)."""
+    from collections import OrderedDict
+
+    from verifier.engines import count_law
+    from verifier.notions.partial import shift_loss
+    monkeypatch.setattr(count_law, "LAZY_BITS", 1)
+    monkeypatch.setattr(count_law, "BLOCK", 2)
+    monkeypatch.setattr(count_law, "_KEEP_BYTES", 1)
+    monkeypatch.setattr(count_law, "_CACHE", OrderedDict())
+    monkeypatch.setattr(shift_loss, "_KEEP_BITS", 1)
+    notions = ["apkdp", "ppkdp", "noiseless"]
+    for n, p, t, known in ((6, "1/3", 2, 2), (7, "1/10", 3, 3), (8, "2/5", 5, 1)):
+        model = iid([str(1 - mpq(p)), p], [0, 1], n)
+        for eps, delta in (("ln(2)", "1/100"), ("1/2", "1/3"), ("0", "0")):
+            a, b = (check_partial(threshold_count([1], t), model,
+                                  knowledge=known_indices(range(known)), targets=n - 1,
+                                  epsilon=eps, delta=delta, notions=notions, engine=engine)
+                    for engine in ("brute", "counts"))
+            for notion in notions:
+                assert a.results[notion].delta == b.results[notion].delta, (n, eps, notion)
+                assert a.results[notion].epsilon == b.results[notion].epsilon, (n, eps, notion)

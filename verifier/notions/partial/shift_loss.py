@@ -269,8 +269,7 @@ class ShiftLoss:
 
         def fits(bn: mpz, bd: mpz, cut: int) -> bool:
             # δ(bn/bd)·scale·bd = (P_∞ + P)·bd − bn·Q, compared with d·scale·bd
-            pi, p, q = self.sums(cut, _above_ratio(bn, bd, True))
-            return ((pi + p) * bd - bn * q) * dd <= dn * scale * bd
+            return self.combined(cut, _above_ratio(bn, bd, True), bn, bd) * dd <= dn * scale * bd
 
         if fits(one, one, self._cut(_above_ratio(one, one, True))):
             return one, one
@@ -290,8 +289,9 @@ class ShiftLoss:
                 best = others[i]
         assert best is not None  # at the largest ratio δ = P_∞ ≤ d
         at_least = _above_ratio(best[0], best[1], False)
-        pi, p, q = self.sums(self._cut(at_least), at_least)
-        num, den = (pi + p) * dd - dn * scale, q * dd
+        cut = self._cut(at_least)  # P_∞ + P and Q, each weighed once
+        num = self.combined(cut, at_least, mpz(0), one) * dd - dn * scale
+        den = self.combined(cut, at_least, -one, mpz(0)) * dd
         return (one, one) if num <= den else (num, den)
 
     def _largest_ratio(self) -> tuple[mpz, mpz] | None:
