@@ -85,7 +85,7 @@ def sweep(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
 ) -> int:
-    """Tight δ at ε and tight ε at δ of a thresholded count for each threshold (thesis Fig. 3.4).
+    """Tight δ at ε and tight ε at δ of a thresholded count for each threshold (Desfontaines 2020, Figure 3.4).
 
     The claim holds when it holds at every point (p, threshold, notion).
     """
@@ -135,7 +135,7 @@ def guess(
         help="Relative width of the certified interval of the precise inversion.")] = None,
     certificate: CertOpt = None,
 ) -> int:
-    """Guessing advantage of an attacker (seed 004): exact advantage, bounds, ε from η.
+    """Guessing advantage of an attacker (Pankova and Laud 2022): exact advantage, bounds, ε from η.
 
     With SPEC the claim is: posterior ≤ precise bound ≤ simplified bound for every target at
     the ε used (exit 3 if a certified comparison stays undecided); η (--eta or query.eta)
@@ -224,7 +224,7 @@ def pso(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
 ) -> int:
-    """Predicate singling out (seed 002): exact success, baseline, and the claim's verdict.
+    """Predicate singling out (Cohen and Nissim 2020): exact success, baseline, and the claim's verdict.
 
     The claim: success ≤ factor · baseline + slack ([claim] factor, slack).
     """

@@ -48,13 +48,15 @@ class Notion:
         return self.key
 
 
-DP = Notion("dp", "(ε,δ)-DP", "DP", "seed 003, Definition 2 and Lemma 1",
+_DKM = "Desfontaines, Krahmer and Mohammadi 2019"  # "Passive and active attackers in
+#                                                     noiseless privacy" (seed 003)
+DP = Notion("dp", "(ε,δ)-DP", "DP", _DKM + ", Definition 2 and Lemma 1",
             Conditioning.NEIGHBOURS, needs_model=False)
-APKDP = Notion("apkdp", "APK-DP (active attacker)", "active (APK)", "seed 003, Definition 6",
+APKDP = Notion("apkdp", "APK-DP (active attacker)", "active (APK)", _DKM + ", Definition 6",
                Conditioning.VALUE_AND_CHOSEN_BACKGROUND, needs_model=True)
-PPKDP = Notion("ppkdp", "PPK-DP (passive attacker)", "passive (PPK)", "seed 003, Definition 7",
+PPKDP = Notion("ppkdp", "PPK-DP (passive attacker)", "passive (PPK)", _DKM + ", Definition 7",
                Conditioning.VALUE_AND_DRAWN_BACKGROUND, needs_model=True)
-NOISELESS = Notion("noiseless", "noiseless privacy", "noiseless", "seed 003, Definition 3",
+NOISELESS = Notion("noiseless", "noiseless privacy", "noiseless", _DKM + ", Definition 3",
                    Conditioning.VALUE, needs_model=True)
 RDP = Notion("rdp", "Rényi DP", "RDP", "Mironov 2017, Rényi Differential Privacy, Definition 4",
              Conditioning.NEIGHBOURS, needs_model=False)
