@@ -34,7 +34,7 @@ VERDICT_MODULES = [  # the modules a verdict depends on
     "verifier/core/*", "verifier/notions/*", "verifier/engines/*",
     "verifier/symbolic/encoding.py", "verifier/symbolic/reducibility.py",
     "verifier/guessing/bounds.py", "verifier/pso/success.py", "verifier/pso/baseline.py",
-    "verifier/kernel/*",
+    "verifier/kernel/*", "verifier/audit/judge.py",
 ]
 COPIED = ("verifier", "tests", "proofs", "examples", "schemas", "docs", "pyproject.toml",
           "README.md")
@@ -120,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mutmut produced no results (exit {run.returncode})", file=sys.stderr)
             return 2
         killed, survived, ratio = score(counts)
+        if run.returncode != 0 or killed + survived == 0:  # e.g. the clean test run failed
+            print(f"mutmut tested no mutant to the end (exit {run.returncode}): no score",
+                  file=sys.stderr)
+            return 2
         report = {"modules": modules, "tests": tests,
                   "files": {f: dict(c) for f, c in counts.items()},
                   "killed": killed, "survived": survived, "score": round(ratio, 4),

@@ -90,6 +90,7 @@ def test_an_impossible_output_in_one_part_is_infinite():
     ({"notions": ["rdp"], "orders": [1], "rho": "1"}, "orders"),
 ])
 def test_bad_claims_are_refused_naming_the_argument(kwargs, argument):
+    kwargs = dict(kwargs)  # the parameters are shared between runs: never consume them
     notions = kwargs.pop("notions")
     with pytest.raises(InvalidArgument) as e:
         compose_renyi([RR] * 2, replace_one([0, 1], 1), notions, **kwargs)
