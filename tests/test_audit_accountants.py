@@ -94,6 +94,20 @@ def test_dp_accounting_k_ary_one_run_by_hand():
     assert row.verdict == "sound"
 
 
+def test_dp_accounting_a_trillion_buckets_by_hand():
+    """m = 10^12 buckets, noise 1/2: the input with 1/2 + 1/(2m), each other 1/(2m). Only
+    output 0 has a ratio above 1 (against input 1), so δ(ε) = 1/2 + 1/(2m) − e^ε/(2m) and
+    ε(δ) = ln(m + 1 − 2mδ) — computed on three outputs (the m − 2 buckets of ratio 1 are
+    merged), where the m-output pair exhausted the memory."""
+    pytest.importorskip("dp_accounting")
+    m = 10 ** 12
+    row = _run({"library": "dp_accounting", "constructor": "RandomizedResponseDpEvent",
+                "args": {"noise_parameter": {"f64": "0.5"}, "num_buckets": m},
+                "options": {"accountant": "rdp"}, "compose": 1, "delta": "1/1000"})
+    assert row.tight_epsilon == Epsilon.log(m + 1 - 2 * m * DELTA.exact)
+    assert row.exactness == "exact"
+
+
 @pytest.mark.slow
 def test_dp_accounting_example_all_sound_and_count_path_unsound():
     pytest.importorskip("dp_accounting")

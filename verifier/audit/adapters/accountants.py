@@ -28,8 +28,9 @@ accountant is asked at is handed to it as a double, and that double is the claim
   ``value_discretization_interval`` option, default the library's) or ``"rdp"``
   (``RdpAccountant``); ``options.composition`` is ``"count"`` (default: one
   ``compose(event, count=k)``, the documented way) or ``"repeat"`` (``k`` calls of
-  ``compose(event)``). dp_accounting 0.6's ``PLDAccountant`` drops ``count`` for this event
-  (it composes the event's PLD once), so ``"count"`` audits that path.
+  ``compose(event)``, ``k ≤ 1000``). dp_accounting 0.6's ``PLDAccountant`` drops
+  ``count`` for this event (it composes the event's PLD once), so ``"count"`` audits that
+  path. The ``m − 2`` buckets other than the two inputs' are one output (ratio 1).
 
 All the mechanisms are symmetric in their two inputs (relabelling the outputs swaps them),
 so the pair of inputs 0 and 1 is a worst case.
@@ -48,11 +49,16 @@ from verifier.audit.registry import Adapter
 from verifier.core.binary64 import F64
 from verifier.core.certified import exp_bounds
 from verifier.core.distribution import Dist
-from verifier.core.errors import InvalidArgument
+from verifier.core.errors import BudgetExceeded, InvalidArgument
 
-__all__ = ["PRV_ACCOUNTANT", "AUTODP", "DP_ACCOUNTING", "BRACKET_BITS"]
+__all__ = ["PRV_ACCOUNTANT", "AUTODP", "DP_ACCOUNTING", "BRACKET_BITS", "MAX_REPEAT"]
 
 BRACKET_BITS = 128  # precision of the rationals that bracket e^d for a double ε d
+# k calls of dp_accounting's compose(event): 1000 take about a second, 10 000 minutes
+MAX_REPEAT = 1000
+# a double ε beyond this is refused: e^ε is bracketed by rationals (MPFR) and handed to the
+# library, which models nothing meaningful there
+MAX_EPSILON = 1 << 20
 
 
 def _rr(truth: mpq) -> tuple[Dist, Dist]:
@@ -62,10 +68,16 @@ def _rr(truth: mpq) -> tuple[Dist, Dist]:
 
 def _k_ary(truth: mpq, m: int) -> tuple[Dist, Dist]:
     """Randomized response over ``m`` values, truth ``truth``, the others equally likely:
-    the laws at inputs 0 and 1."""
+    the laws at inputs 0 and 1, on the outputs 0, 1 and (for ``m > 2``) ``"others"``, the
+    ``m − 2`` remaining buckets merged. Each of those has mass ``(1 − truth)/(m − 1)`` under
+    both inputs (likelihood ratio 1), and merging outputs of equal ratio leaves the privacy
+    loss distribution — hence δ(ε) of every composition — unchanged, so the pair has three
+    outputs whatever ``m`` (a million buckets cost no more than three)."""
     other = (1 - truth) / (m - 1)
-    p: dict[Hashable, object] = {j: (truth if j == 0 else other) for j in range(m)}
-    q: dict[Hashable, object] = {j: (truth if j == 1 else other) for j in range(m)}
+    p: dict[Hashable, object] = {0: truth, 1: other}
+    q: dict[Hashable, object] = {0: other, 1: truth}
+    if m > 2:
+        p["others"] = q["others"] = other * (m - 2)
     return Dist(p), Dist(q)
 
 
@@ -144,9 +156,9 @@ def _prv(case: AuditCase) -> AuditRow:
               delta=True)
     notes: list[str] = []
     d = double_arg(case, keys[0], notes)
-    if d.exact < 0:
-        raise InvalidArgument(f"args.{keys[0]} = {d} is negative", argument=f"args.{keys[0]}",
-                              value=d)
+    if not 0 <= d.exact <= MAX_EPSILON:
+        raise InvalidArgument(f"args.{keys[0]} = {d} is not in [0, 2^20]",
+                              argument=f"args.{keys[0]}", value=d)
     dd = F64(0.0) if pure else double_arg(case, "delta", notes)
     d0 = dd.exact
     if not 0 <= d0 < 1:
@@ -267,6 +279,11 @@ def _dpa_rr(case: AuditCase) -> AuditRow:
         raise InvalidArgument("options.value_discretization_interval applies to the pld "
                               "accountant only", argument="options.value_discretization_interval")
     k = _k(case)
+    if how == "repeat" and k > MAX_REPEAT:
+        raise BudgetExceeded(f"compose = {k} with options.composition = \"repeat\" calls the "
+                             f"library's compose {k} times, more than {MAX_REPEAT} (each call "
+                             f"grows the accountant's state: minutes at 10 000)",
+                             argument="compose", value=k)
     which, at = _query(case, notes)
     truth = 1 - p.exact + p.exact / m
     pair = _k_ary(truth, m)
