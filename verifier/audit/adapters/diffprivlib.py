@@ -74,8 +74,14 @@ def _even(x: float) -> bool:
 
 
 def binary_threshold(e: float) -> int:
-    """The least ``k`` with ``fl(k·2^-53 · fl(e + 1)) > e`` (exact rationals)."""
+    """The least ``k`` with ``fl(k·2^-53 · fl(e + 1)) > e`` (exact rationals), or ``2^53``
+    when no draw flips: ``e = inf`` (``u·inf`` is ``inf`` or NaN, never above ``inf``) or
+    ``fl(e + 1) = e`` (``e ≥ 2^53``: ``u·e < e`` for every ``u < 1``)."""
+    if math.isinf(e):
+        return DRAWS
     e1 = F64(e + 1.0).exact  # fl(e + 1): Python's + is IEEE addition
+    if e1 == F64(e).exact:
+        return DRAWS
     up = _next_up(e)
     mid = (F64(e).exact + F64(up).exact) / 2  # products above round above e
     k = mpz((mid * DRAWS / e1).numerator // (mid * DRAWS / e1).denominator)
@@ -97,36 +103,42 @@ def _binary_mech(case: AuditCase, k: int | None = None):  # a diffprivlib Binary
     return quiet(Binary, epsilon=eps.double, value0=v0, value1=v1, random_state=rng), notes
 
 
-def _binary_law(case: AuditCase, x: object) -> Dist:
+def _exp(epsilon: float) -> float:
+    """``e^ε`` as the library computes it (``np.exp``; ``inf`` past the doubles, silently)."""
     import numpy as np
 
+    with np.errstate(over="ignore"):
+        return float(np.exp(epsilon))
+
+
+def _binary_law(case: AuditCase, x: object) -> Dist:
     mech, _ = _binary_mech(case)
-    keep = mpq(binary_threshold(float(np.exp(mech.epsilon))), DRAWS)
+    keep = mpq(binary_threshold(_exp(mech.epsilon)), DRAWS)
     other = mech.value1 if x == mech.value0 else mech.value0
     return Dist({x: keep, other: 1 - keep})
 
 
 def _binary(case: AuditCase) -> AuditRow:
-    import numpy as np
-
     case.only(("epsilon", "value0", "value1"), inputs=False)
     mech, notes = _binary_mech(case)
     if mech.delta != 0.0:
         raise InvalidArgument(f"delta = {mech.delta}: the Binary mechanism is audited at "
                               f"delta 0", argument="args.delta")
-    e = float(np.exp(mech.epsilon))
+    e = _exp(mech.epsilon)
     k0 = binary_threshold(e)
-    kept = [quiet(_binary_mech(case, k)[0].randomise, mech.value0) for k in (k0 - 1, k0)]
+    draws = (k0 - 1, k0) if k0 < DRAWS else (k0 - 1,)  # k = 2^53 is no draw
+    kept = [quiet(_binary_mech(case, k)[0].randomise, mech.value0) for k in draws]
     p = _binary_law(case, mech.value0)
     q = _binary_law(case, mech.value1)
     witness = {"inputs": [mech.value0, mech.value1], "outputs": [mech.value0],
                "draws": f"k < {k0} keep the input (of 2^53)"}
-    if kept != [mech.value0, mech.value1]:
+    if kept != [mech.value0, mech.value1][:len(draws)]:
         return AuditRow(case, F64(mech.epsilon), F64(mech.delta), None, None, "unknown", None,
                         "proxy", witness, (*notes, f"the library at k = {k0 - 1}, {k0} gave "
                                           f"{kept}, not the modelled threshold"))
     notes.append(f"draws k/2^53: the input is kept for k < {k0}, i.e. with probability "
-                 f"{k0}/2^53 (e^epsilon = {F64(e)} as numpy computes it)")
+                 f"{k0}/2^53 (e^epsilon = {F64(e) if math.isfinite(e) else e} as numpy "
+                 f"computes it{'; no draw flips the input' if k0 == DRAWS else ''})")
     return judge(case, F64(mech.epsilon), F64(mech.delta), curve([(p, q)], 1), witness, notes)
 
 
