@@ -60,7 +60,7 @@ def _call(file: str, case: AuditCase, what: str, f: Callable, *args: object):
     except (MemoryError, KeyboardInterrupt):
         raise
     except Exception as exc:
-        raise UserCodeError(f"{file}: {case.where}: {case.library}.{case.constructor}: "
+        raise UserCodeError(f"{case.where}: {case.library}.{case.constructor}: "
                             f"{what} raised {type(exc).__name__}: {exc}",
                             function=f"{case.library}.{case.constructor}") from exc
 

@@ -78,7 +78,10 @@ def laplace_row(case: AuditCase) -> AuditRow:
         raise InvalidArgument(f"d_in = {d_in} must be ≥ 1", argument="d_in", value=d_in)
     claim, eps = claim_epsilon(meas.map(d_in))
     noise = discrete_laplace(scale.exact)
-    result = check_noise_dp(noise, (0, d_in), 1, eps, mpq(0))
+    try:
+        result = check_noise_dp(noise, (0, d_in), 1, eps, mpq(0))
+    except BudgetExceeded as exc:  # the pair (0, d_in) spans too many outputs
+        raise BudgetExceeded(f"d_in = {d_in}: {exc}", argument="d_in", value=d_in) from None
     tight: Epsilon | Certified = result.epsilon_value or result.epsilon_enclosure \
         or Epsilon.INF  # exact for the unclamped law (ε = Δ/scale); enclosed otherwise
     exact = result.epsilon_value is not None and result.delta_exact
@@ -262,6 +265,9 @@ def noisy_max_row(case: AuditCase) -> AuditRow:
     meas = getattr(dp.m, case.constructor)(domain, metric, dp.max_divergence(),
                                             scale=scale.double, negate=negate, **extra)
     d = case.d_in
+    if d is None:
+        raise InvalidArgument(f"{case.constructor} needs d_in (the L∞ distance of the score "
+                              f"vectors)", argument="d_in")
     d_in = d.exact if isinstance(d, F64) else mpq(int_arg(case, "d_in", d))
     claim, eps = claim_epsilon(meas.map(d.double if isinstance(d, F64) else int(d_in)))
     signed = tuple(tuple(-v for v in x) for x in universe) if negate else universe
