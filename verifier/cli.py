@@ -85,7 +85,8 @@ def sweep(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
 ) -> int:
-    """Tight δ at ε and tight ε at δ of a thresholded count for each threshold (Desfontaines 2020, Figure 3.4).
+    """Tight δ at ε and tight ε at δ of a thresholded count for each threshold
+    (Desfontaines 2020, Figure 3.4).
 
     The claim holds when it holds at every point (p, threshold, notion).
     """
@@ -224,7 +225,7 @@ def pso(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
 ) -> int:
-    """Predicate singling out (Cohen and Nissim 2020): exact success, baseline, and the claim's verdict.
+    """Predicate singling out (Cohen and Nissim 2020): exact success, baseline, verdict.
 
     The claim: success ≤ factor · baseline + slack ([claim] factor, slack).
     """

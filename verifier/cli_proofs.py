@@ -68,7 +68,7 @@ def prove(
 
 @app.command()
 def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = None) -> int:
-    """Is the spec's mechanism Θ-reducible (Desfontaines 2020, Definition 59)? Bijections or a witness.
+    """Is the mechanism Θ-reducible (Desfontaines 2020, Definition 59)? Bijections or a witness.
 
     0 reducible (for every parameter value), 1 not, 3 unknown.
     """

@@ -9,8 +9,6 @@ certified decimal beside them (:mod:`verifier.reports.text`). rich markup is off
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cmp_to_key
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -18,6 +16,7 @@ from rich.text import Text
 
 from verifier.core.certified import decimal_string
 from verifier.core.numbers import format_rational
+from verifier.notions.partial.cases import largest_rows
 from verifier.reports.text import (
     exact_approx,
     exact_cell,
@@ -129,11 +128,8 @@ def _backgrounds(c: Console, report) -> None:
     cols = ["target", "background B̂", "P[ζ(D) = B̂]", "pair (a, b)", "APK δ", "≤ δ?"]
     bt = _table("APK δ at ε per background value, largest first (the active attacker picks "
                 "one)", cols + (["vs PPK δ"] if ppk is not None else []))
-    def larger_first(x: Any, y: Any) -> int:
-        return y["delta"].compare(x["delta"])
-
-    rows: list[Any] = sorted(apk.details, key=cmp_to_key(larger_first))
-    for row in rows[:MAX_ROWS]:
+    rows = apk.details  # only the largest rows are built and ordered (exactly)
+    for row in largest_rows(rows, MAX_ROWS):
         cells: list[str | Text] = [
             str(row["target"]), show_value(row["background"]), exact_cell(row["probability"]),
             show_value(tuple(row["values"])), show_delta(row["delta"]),

@@ -17,9 +17,10 @@ output's loss 0); else ``−∞`` where ``P[O | a, B] = 0`` and ``+∞`` where `
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cmp_to_key, partial
 from itertools import permutations
 from typing import cast
 
@@ -217,16 +218,24 @@ def ppk_cases(t: Table, pairs: Sequence[tuple], eps: Epsilon | None = None) -> I
 class LazyRows(Sequence):
     """Rows computed when first read: their number is known at once, the rows (one exact δ
     per background class, each a rational with as many digits as the count law) only when
-    someone looks at them."""
+    someone looks at them; :meth:`top` builds only the largest few."""
 
-    def __init__(self, length: int, build: Callable[[], tuple[dict, ...]]):
-        self._length, self._build = length, build
+    def __init__(self, length: int, build: Callable[[], tuple[dict, ...]],
+                 top: Callable[[int], list[dict]] | None = None):
+        self._length, self._build, self._top = length, build, top
         self._rows: tuple[dict, ...] | None = None
 
     def _get(self) -> tuple[dict, ...]:
         if self._rows is None:
             self._rows = self._build()
         return self._rows
+
+    def top(self, k: int) -> list[dict]:
+        """The ``k`` rows of largest δ, largest first (ties in row order), building only
+        them when the classes compare by integers."""
+        if self._rows is None and self._top is not None:
+            return self._top(k)
+        return largest_rows(self._get(), k)
 
     def __len__(self) -> int:
         return self._length
@@ -236,6 +245,17 @@ class LazyRows(Sequence):
 
     def __iter__(self) -> Iterator[dict]:
         return iter(self._get())
+
+
+def largest_rows(rows: Sequence[dict], k: int) -> list[dict]:
+    """The ``k`` rows of largest ``"delta"``, largest first, ties in row order (exact
+    comparisons; ``heapq.nlargest`` is ``sorted(…, reverse=True)[:k]``, which is stable)."""
+    if isinstance(rows, LazyRows):
+        return rows.top(k)
+    def order(x: dict, y: dict) -> int:
+        return x["delta"].compare(y["delta"])
+
+    return heapq.nlargest(k, rows, key=cmp_to_key(order))
 
 
 def background_rows(tables: Sequence[Table], pairs: Sequence[tuple], eps: Epsilon,
@@ -248,39 +268,70 @@ def background_rows(tables: Sequence[Table], pairs: Sequence[tuple], eps: Epsilo
                for t in tables)  # then every class has a row
     if count <= 64 or not lazy:
         return _background_rows(tables, pairs, eps, delta)
-    return LazyRows(count, lambda: _background_rows(tables, pairs, eps, delta))
+    return LazyRows(count, lambda: _background_rows(tables, pairs, eps, delta),
+                    partial(_top_rows, tables, pairs, eps, delta))
+
+
+def _worst_of_class(t: Table, bg: Hashable, pairs: Sequence[tuple], eps: Epsilon, delta: mpq
+                    ) -> tuple[PrivacyLoss | ShiftLoss, tuple, bool, mpz | None] | None:
+    """The worst pair's loss of one background class, whether its δ is at most ``delta``,
+    and — when every loss is a :class:`ShiftLoss` and ε = ln q — its integer numerator
+    (``δ = numerator/(scale·den)``), which orders classes without forming the fraction."""
+    found = [(loss, (a, b)) for a, b in pairs
+             if (loss := t.apk_losses(a, b).get(bg)) is not None]
+    if not found:
+        return None
+    if eps.rate is not None and all(isinstance(x, ShiftLoss) for x, _ in found):
+        # one scale: compare the integer numerators, form the worst δ only
+        values = [x.numerator(eps) for x, _ in found if isinstance(x, ShiftLoss)]
+        i = values.index(max(values))
+        loss, pair = found[i]
+        assert isinstance(loss, ShiftLoss)
+        return loss, pair, loss.at_most(eps, values[i], delta), values[i]
+    worst: tuple[Delta, PrivacyLoss | ShiftLoss, tuple] | None = None
+    for loss, pair in found:
+        d = loss.delta(eps)
+        if worst is None or d.compare(worst[0]) > 0:
+            worst = (d, loss, pair)
+    assert worst is not None
+    return worst[1], worst[2], worst[0].compare(delta) <= 0, None
+
+
+def _row(t: Table, bg: Hashable, loss, pair: tuple, holds: bool, eps: Epsilon) -> dict:
+    jt = t.table
+    p_bg = sum((jt.p_background(v, bg) for v in jt.values), mpq(0))
+    return t.label(background=bg, probability=p_bg, delta=loss.delta(eps), values=list(pair),
+                   holds=holds)
 
 
 def _background_rows(tables: Sequence[Table], pairs: Sequence[tuple], eps: Epsilon,
                      delta: mpq) -> tuple[dict, ...]:
     rows = []
     for t in tables:
-        jt = t.table
-        for bg in jt.backgrounds():
-            worst: tuple[Delta, tuple] | None = None
-            found = [(loss, (a, b)) for a, b in pairs
-                     if (loss := t.apk_losses(a, b).get(bg)) is not None]
-            if not found:
-                continue
-            if eps.rate is not None and all(isinstance(x, ShiftLoss) for x, _ in found):
-                # one scale: compare the integer numerators, form the worst δ only
-                values = [x.numerator(eps) for x, _ in found if isinstance(x, ShiftLoss)]
-                i = values.index(max(values))
-                loss, pair = found[i]
-                worst = (loss.delta(eps), pair)
-                assert isinstance(loss, ShiftLoss)
-                holds = loss.at_most(eps, values[i], delta)
-            else:
-                for loss, pair in found:
-                    d = loss.delta(eps)
-                    if worst is None or d.compare(worst[0]) > 0:
-                        worst = (d, pair)
-                assert worst is not None
-                holds = worst[0].compare(delta) <= 0
-            p_bg = sum((jt.p_background(v, bg) for v in jt.values), mpq(0))
-            rows.append(t.label(background=bg, probability=p_bg, delta=worst[0],
-                                values=list(worst[1]), holds=holds))
+        for bg in t.table.backgrounds():
+            if (w := _worst_of_class(t, bg, pairs, eps, delta)) is not None:
+                rows.append(_row(t, bg, w[0], w[1], w[2], eps))
     return tuple(rows)
+
+
+def _top_rows(tables: Sequence[Table], pairs: Sequence[tuple], eps: Epsilon, delta: mpq,
+              k: int) -> list[dict]:
+    """:meth:`LazyRows.top`: classes ordered by ``numerator/(scale·den)`` with integer
+    cross-multiplication, and only the ``k`` largest turned into rows."""
+    found = []
+    for t in tables:
+        for bg in t.table.backgrounds():
+            if (w := _worst_of_class(t, bg, pairs, eps, delta)) is not None:
+                if w[3] is None:  # not comparable by integers: the full rows, compared exactly
+                    return largest_rows(_background_rows(tables, pairs, eps, delta), k)
+                found.append((t, bg, w))
+
+    def order(x: tuple, y: tuple) -> int:
+        (nx, sx), (ny, sy) = (x[2][3], x[2][0].scale), (y[2][3], y[2][0].scale)
+        return (nx * sy > ny * sx) - (nx * sy < ny * sx)  # the common den cancels
+
+    top = heapq.nlargest(k, found, key=cmp_to_key(order))
+    return [_row(t, bg, w[0], w[1], w[2], eps) for t, bg, w in top]
 
 
 def tables_for(models: Sequence[DataModel], knowledges: Sequence[Knowledge], mech,
