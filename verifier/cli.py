@@ -332,7 +332,7 @@ def compose(spec: SpecArg,
 def audit(spec: Annotated[Path, typer.Argument(
               metavar="CONFIG", help="An audit config (TOML): [[case]] tables.",
               show_default=False)],
-          json_out: JsonOpt = False, certificate: CertOpt = None,
+          json_out: JsonOpt = False,
           conformance: Annotated[int | None, typer.Option(
               "--conformance", min=1, help="Also draw N outputs from the library at each "
                                            "witness input and test them against plrv's law "
@@ -343,7 +343,7 @@ def audit(spec: Annotated[Path, typer.Argument(
     3 any unknown."""
     from verifier.commands.audit import audit_config
 
-    return _verdict(audit_config(spec, json_out, certificate, conformance))
+    return _verdict(audit_config(spec, json_out, conformance))
 
 
 # the commands about proofs and evidence register themselves on the same application

@@ -9,20 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifier.core.errors import InvalidArgument
-
 __all__ = ["audit_config"]
 
 
-def audit_config(config: Path, json_out: bool, certificate: Path | None,
-                 conformance: int | None) -> bool | None:
+def audit_config(config: Path, json_out: bool, conformance: int | None) -> bool | None:
     """Run CONFIG's cases and print the report; the overall verdict (None: unknown)."""
     from verifier.audit.runner import run_audit
     from verifier.specs.audit import load_audit_config
 
-    if certificate is not None:
-        raise InvalidArgument("--certificate: plrv audit writes no certificate yet; leave the "
-                              "option out", argument="--certificate", value=str(certificate))
     s = load_audit_config(config)
     result = run_audit(s.cases, s.file, conformance)
     if json_out:
