@@ -467,3 +467,22 @@ def test_an_unsound_case_then_an_error_is_exit_2(tmp_path):
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_noisy_max_tight_epsilon_enclosure_contains_the_value(tmp_path):
+    """Scores far apart: x = (1, 200, 190) against y = (0, 200, 190) at scale 1. Only
+    candidate 0's acceptance probability differs (e^−199 against e^−200), and releasing it
+    multiplies that by a factor that depends on the other candidates alone, so the tight ε is
+    exactly 1 (output 0) — its masses are about 10^−87, below the floor 2^−128 the enclosure
+    once put in their place: it reported [111.97, 0], an interval that did not contain it."""
+    _needs("opendp")
+    import json
+    from fractions import Fraction
+
+    spec = write(tmp_path, _toml([_with(NMAX, inputs=[[1, 200, 190], [0, 200, 190]])]),
+                 "audit.toml")
+    o = invoke(["audit", spec, "--json"])
+    assert_verdict(o, 0)
+    tight = json.loads(o.stdout)["cases"][0]["tight"]["epsilon"]
+    lo, hi = (Fraction(x) for x in tight["enclosure"])
+    assert lo <= 1 <= hi and hi - lo < Fraction(1, 10 ** 6)

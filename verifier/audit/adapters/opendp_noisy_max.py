@@ -37,9 +37,9 @@ from math import factorial
 
 from gmpy2 import mpq
 
-from verifier.core.certified import Certified, log_bounds
+from verifier.core.certified import MAX_PRECISION, Certified, log_bounds
 from verifier.core.epsilon import Epsilon
-from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.errors import BudgetExceeded, InvalidArgument, Undecided
 from verifier.core.expsum import ExpSum
 
 __all__ = ["pf_round", "top_k_law", "NoisyMaxAnswer", "noisy_max_answer", "linf_related",
@@ -118,10 +118,21 @@ def _log_ratio(a: ExpSum, b: ExpSum) -> tuple[Epsilon | Certified, str]:
             return e, str(e)
 
     def enclose(prec: int) -> tuple[mpq, mpq]:
-        a_lo, a_hi = a.enclose(prec)
-        b_lo, b_hi = b.enclose(prec)
-        lo, _ = log_bounds(max(a_lo, mpq(1, 2 ** prec)) / b_hi, prec)
-        _, hi = log_bounds(a_hi / max(b_lo, mpq(1, 2 ** (2 * prec))), prec)
+        # both masses are positive (every candidate can be released); their enclosures are
+        # refined until their lower ends are too, so that ln(a_lo/b_hi) ≤ ln(a/b) ≤
+        # ln(a_hi/b_lo) holds (a floor in place of a non-positive end would not bound it)
+        p = prec
+        while True:
+            a_lo, a_hi = a.enclose(p)
+            b_lo, b_hi = b.enclose(p)
+            if a_lo > 0 and b_lo > 0:
+                break
+            if p >= MAX_PRECISION:
+                raise Undecided(f"the masses {a} and {b} are not separated from 0 at "
+                                f"{MAX_PRECISION} bits")
+            p *= 2
+        lo, _ = log_bounds(a_lo / b_hi, prec)
+        _, hi = log_bounds(a_hi / b_lo, prec)
         return lo, hi
 
     return Certified(enclose), f"ln(({a})/({b}))"
