@@ -486,3 +486,18 @@ def test_noisy_max_tight_epsilon_enclosure_contains_the_value(tmp_path):
     tight = json.loads(o.stdout)["cases"][0]["tight"]["epsilon"]
     lo, hi = (Fraction(x) for x in tight["enclosure"])
     assert lo <= 1 <= hi and hi - lo < Fraction(1, 10 ** 6)
+
+
+@pytest.mark.parametrize(("base", "changes", "key"), [
+    bad(LAP, "args.scale", "scale-10^400", args__scale=10 ** 400),
+    bad(PRV, "args.eps", "eps-10^400", args__eps=10 ** 400),
+    bad(PRV, "args.eps", "eps-str-1e400", args__eps="1e400"),
+    bad(DPA, "epsilon", "epsilon-1e400", delta=_DROP, epsilon="1e400"),
+    bad(BINARY, "args.epsilon", "binary-epsilon-10^400", args__epsilon=10 ** 400),
+])
+def test_numbers_beyond_the_doubles_name_the_key(tmp_path, base, changes, key):
+    """A number no double can hold, where the library takes a double: named by its key (it
+    was an OverflowError reported against the case alone)."""
+    _needs(base["library"])
+    spec = write(tmp_path, _toml([_with(base, **changes)]), "audit.toml")
+    assert_error(invoke(["audit", spec]), f"case[0].{key}", file=spec)

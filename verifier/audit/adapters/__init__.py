@@ -51,7 +51,13 @@ def double_of(value: object, name: str) -> tuple[F64, str | None]:
         x = rational(value, name)
     except VerifierError as exc:
         raise InvalidArgument(str(exc), argument=name, value=value) from None
-    d = F64(_nearest(x))
+    try:
+        d = F64(_nearest(x))
+    except OverflowError:
+        text = format_rational(x)
+        shown = text if len(text) <= 40 else f"{text[:12]}… ({len(text)} characters)"
+        raise InvalidArgument(f"{name} = {shown}: beyond the largest double", argument=name,
+                              value=shown) from None
     if d.exact == x:
         return d, None
     return d, (f"{name} = {format_rational(x)} is not a double; the library is handed the "

@@ -35,7 +35,8 @@ def double_arg(case: AuditCase, key: str) -> F64:
     value = case.arg(key)
     if isinstance(value, F64):
         return value
-    if isinstance(value, int) and not isinstance(value, bool) and float(value) == value:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2 ** 1023 \
+            and float(value) == value:
         return F64(float(value))
     raise InvalidArgument(f"args.{key} = {value!r:.40}: the library takes a double; write "
                           f'{{f64 = "…"}}', argument=f"args.{key}", value=value)
