@@ -230,6 +230,21 @@ def test_errors_exit_2_naming_file_and_key(tmp_path, monkeypatch):
     assert out.exit_code == 2 and "case[0].constructor" in out.stderr
 
 
+def test_an_undecided_sign_is_unknown_not_an_error(tmp_path, monkeypatch):
+    """Certified arithmetic that does not decide answers unknown (exit 3), as everywhere in
+    plrv — it was exit 2, an error."""
+    from verifier.core.errors import Undecided
+
+    def undecided(case: AuditCase) -> AuditRow:
+        raise Undecided("the sign of e^(-1) - 1/3 is not decided at 64 bits")
+
+    out = _cli(tmp_path, monkeypatch,
+               Adapter("autodp", "autodp", {"RandresponseMechanism": undecided}), "--json")
+    assert out.exit_code == 3, out.stderr
+    row = json.loads(out.stdout)["cases"][0]
+    assert row["verdict"] == "unknown" and "undecided" in row["notes"][0]
+
+
 def test_missing_library_names_the_extra(tmp_path, monkeypatch):
     import importlib.util
 

@@ -501,3 +501,13 @@ def test_numbers_beyond_the_doubles_name_the_key(tmp_path, base, changes, key):
     _needs(base["library"])
     spec = write(tmp_path, _toml([_with(base, **changes)]), "audit.toml")
     assert_error(invoke(["audit", spec]), f"case[0].{key}", file=spec)
+
+
+@pytest.mark.parametrize("constructor", ["make_laplace", "make_gaussian"])
+def test_a_claim_of_infinity_is_vacuous(tmp_path, constructor):
+    """At scale 5e-324 the library's map is ε (or ρ) = ∞: sound, at once. It was 47 s of
+    certified arithmetic ending in exit 2 (Laplace), or exit 2 (Gaussian)."""
+    _needs("opendp")
+    spec = write(tmp_path, _toml([_with(LAP, constructor=constructor,
+                                        args__scale=F("5e-324"))]), "audit.toml")
+    assert_verdict(run(["audit", spec], timeout=20), 0)

@@ -4,7 +4,9 @@ An error an adapter raises about a case (a :class:`~verifier.core.errors.Verifie
 ``argument`` is e.g. ``args.eps``) becomes a :class:`~verifier.core.errors.SpecError` at
 ``case[i].args.eps`` of the config file; any other exception raised while the library runs
 becomes a :class:`~verifier.core.errors.UserCodeError` naming the library and constructor.
-Both are exit 2: an audit that could not run is never reported as sound or unsound.
+Both are exit 2: an audit that could not run is never reported as sound or unsound. A sign
+that certified arithmetic does not decide (:class:`~verifier.core.errors.Undecided`) makes
+the case ``unknown`` (exit 3), as everywhere in plrv.
 
 With ``conformance = n`` each case whose adapter can sample draws ``n`` outputs from the
 library at each witness input and tests them against the law plrv decided the case on
@@ -19,7 +21,13 @@ from dataclasses import dataclass
 from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.conformance import Fit, goodness_of_fit
 from verifier.audit.registry import Adapter, adapter
-from verifier.core.errors import SpecError, UnknownName, UserCodeError, VerifierError
+from verifier.core.errors import (
+    SpecError,
+    Undecided,
+    UnknownName,
+    UserCodeError,
+    VerifierError,
+)
 
 __all__ = ["AuditResult", "run_audit", "MAX_CONFORMANCE"]
 
@@ -53,7 +61,7 @@ def _at(file: str, case: AuditCase, exc: VerifierError) -> SpecError:
 def _call(file: str, case: AuditCase, what: str, f: Callable, *args: object):
     try:
         return f(*args)
-    except SpecError:
+    except (SpecError, Undecided):
         raise
     except VerifierError as exc:
         raise _at(file, case, exc) from None
@@ -117,7 +125,11 @@ def run_audit(cases: Sequence[AuditCase], file: str, conformance: int | None = N
         plan.append((case, ad, _constructor(file, case, ad)))
     rows, fits = [], []
     for case, ad, run in plan:
-        row = _call(file, case, "the audit", run, case)
+        try:
+            row = _call(file, case, "the audit", run, case)
+        except Undecided as exc:  # certified arithmetic did not decide: unknown, not an error
+            row = AuditRow(case, None, None, None, None, "unknown", None, "enclosure", {},
+                           (f"undecided: {exc}",))
         found: tuple[Fit, ...] = ()
         if conformance is not None:
             row, found = _conform(file, case, row, ad, conformance)

@@ -77,6 +77,12 @@ def laplace_row(case: AuditCase) -> AuditRow:
     if d_in < 1:
         raise InvalidArgument(f"d_in = {d_in} must be ≥ 1", argument="d_in", value=d_in)
     claim, eps = claim_epsilon(meas.map(d_in))
+    if eps.infinite:  # MaxDivergence: D∞(P‖Q) ≤ ∞ for every pair; the tight ε is d_in/scale
+        return AuditRow(case, claim, mpq(0), mpq(0), Epsilon.of_nats(d_in / scale.exact),
+                        "sound", None, "exact", {"inputs": (d_in, 0)},
+                        (f"scale = {scale} = {format_rational(scale.exact)} exactly",
+                         "the library claims ε = ∞: vacuous (the max divergence is at most ∞ "
+                         "for every pair), hence sound"))
     noise = discrete_laplace(scale.exact)
     try:
         result = check_noise_dp(noise, (0, d_in), 1, eps, mpq(0))
@@ -196,6 +202,11 @@ def gaussian_row(case: AuditCase) -> AuditRow:
         raise InvalidArgument(f"d_in = {d_in} must be between 1 and 2^29", argument="d_in",
                               value=d_in)
     claimed = read_double(float(meas.map(d_in)))
+    if claimed == float("inf"):  # ρ = ∞ bounds every divergence: vacuous
+        return AuditRow(case, Epsilon.INF, None, None, None, "sound", None, "exact",
+                        {"inputs": (d_in, 0)},
+                        ("zCDP: the ε columns hold ρ (the library's ZeroConcentratedDivergence)",
+                         "the library claims ρ = ∞: vacuous, hence sound"))
     if not isinstance(claimed, F64):
         raise InvalidArgument(f"the library returned ρ = {claimed!r}", argument="d_in")
     if claimed.exact < 0:
