@@ -511,3 +511,13 @@ def test_a_claim_of_infinity_is_vacuous(tmp_path, constructor):
     spec = write(tmp_path, _toml([_with(LAP, constructor=constructor,
                                         args__scale=F("5e-324"))]), "audit.toml")
     assert_verdict(run(["audit", spec], timeout=20), 0)
+
+
+def test_threshold_claiming_infinite_epsilon_is_still_unsound(tmp_path):
+    """At scale 5e-324 the map is (ε, δ) = (∞, 2^-53): δ(∞) is the mass of outputs the
+    neighbour never gives — n zero-valued keys against none release some key with
+    probability 1 − (1 − P[Z ≥ T])^n → 1 — so the claim is unsound. It was exit 2 naming a
+    key the config does not have (case[0].epsilon)."""
+    _needs("opendp")
+    spec = write(tmp_path, _toml([_with(THR, args__scale=F("5e-324"))]), "audit.toml")
+    assert_verdict(invoke(["audit", spec]), 1)

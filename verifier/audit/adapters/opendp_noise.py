@@ -351,6 +351,17 @@ def threshold_row(case: AuditCase) -> AuditRow:
         raise InvalidArgument(f"the library returned δ = {d_claim!r}", argument="d_in")
     if delta_claim.exact < 0:
         raise NegativeClaim(delta_claim)
+    if eps.infinite:  # δ(∞) is the mass of outputs the other side never gives: still → 1
+        vacuous = delta_claim.exact >= 1
+        return AuditRow(case, claim, delta_claim, mpq(1), Epsilon.INF,
+                        "sound" if vacuous else "unsound", None, "exact",
+                        {"inputs": ({"a": 0}, {}), "outputs": "any released key",
+                         "family": "n keys of value 0 against none (distance 0): δ(∞) = 1 − "
+                                   f"(1 − P[Z ≥ {t}])^n → 1"},
+                        (f"scale = {scale} = {format_rational(scale.exact)} exactly",
+                         "the library claims ε = ∞: δ(∞) is the probability of outputs the "
+                         "neighbour never gives, and the released keys of n zero-valued keys "
+                         "against none are such outputs, with probability → 1: exact"))
     one = threshold_answer(scale.exact, t, min(l1, li) if l0 else 0, eps, delta_claim.exact)
     left, right = one.witness.maps("a")
     noise = discrete_laplace(scale.exact)
