@@ -224,7 +224,8 @@ def test_zcdp_is_three_valued():
     assert sup_ratio(t, mpq(54, 100)).holds is False
     # a claim inside the enclosure with one evaluation allowed: undecided, never guessed
     b = sup_ratio(t, mpq(5494, 10**4), max_evaluations=1)
-    assert b.holds is None and _mp(b.lo) <= kl <= _mp(b.hi)
+    assert b.holds is None and _mp(b.lo) <= kl <= _mp(b.hi) and b.evaluations == 1
+    assert b.at is None  # D_2/2 = ln(7/3)/2 ≈ 0.4236 < KL: the lower end is the limit α → 1
     assert _mp(b.hi) <= mp.log(3)  # D_α/α ≤ D_∞ = ln max P/Q at every order: never wider
 
 
