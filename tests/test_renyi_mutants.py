@@ -100,13 +100,9 @@ def _truncated(v: mp.mpf, digits: int) -> str:
 # ------------------------------------------------------------------ check_order
 
 
-def test_check_order_accepts_2_and_1024_exactly():
-    assert MAX_ORDER == 1024
-    assert check_order(2) == 2 and check_order(1024) == 1024 and check_order(3) == 3
-
-
 @pytest.mark.parametrize("bad", [1, 1025, 0, -2])
 def test_check_order_refuses_an_order_outside_2_to_1024_by_name(bad):
+    assert MAX_ORDER == 1024 and check_order(2) == 2 and check_order(1024) == 1024
     with pytest.raises(InvalidArgument) as e:
         check_order(bad)
     assert e.value.argument == "order" and e.value.value == bad
@@ -162,23 +158,13 @@ def test_approximations_are_certified_truncations():
     assert ScaledLog(Epsilon.INF).approx() == "inf" and Renyi.of_moment(2, None).approx() == "inf"
 
 
-def test_scaled_logs_of_different_divisors_compare_exactly():
-    assert ScaledLog(Epsilon.log(9), 2).compare(ScaledLog(Epsilon.log(3))) == 0  # ln 9/2 = ln 3
-    # ln(7/3) against ln(61/9)/2: (7/3)² = 49/9 < 61/9
-    assert ScaledLog(Epsilon.log(mpq(7, 3))).compare(ScaledLog(Epsilon.log(mpq(61, 9)), 2)) == -1
-    assert ScaledLog(Epsilon.INF).compare(ScaledLog(Epsilon.log(3), 2)) == 1
-
-
-def test_renyi_of_a_moment_keeps_order_and_divisor():
+def test_renyi_of_a_moment():
     v = Renyi.of_moment(3, mpq(61, 9))
     assert v.order == 3 and v.value.divisor == 2 and v.moment == mpq(61, 9)
     assert str(v) == "ln(61/9)/2" and not v.infinite
     inf = Renyi.of_moment(4, None)
     assert inf.infinite and inf.order == 4 and inf.moment is None and str(inf) == "inf"
-
-
-def test_renyi_of_a_moment_below_1_is_refused_by_name():
-    # S_α ≥ 1 for laws (Jensen): 1/2 is not a moment
+    # S_α ≥ 1 for laws (Jensen): 1/2 is not a moment, refused by name
     with pytest.raises(InvalidNumber, match=r"^Rényi moment = ln\(1/2\) is negative"):
         Renyi.of_moment(2, mpq(1, 2))
 
@@ -200,6 +186,10 @@ def test_renyi_values_compare_at_one_order_only():
     with pytest.raises(InvalidArgument,
                        match=r"^Rényi values of different orders are not compared$"):
         a.compare(renyi(RR_P, RR_Q, 2))
+    # their values, of any divisors, compare exactly: ln 9/2 = ln 3; (7/3)² = 49/9 < 61/9
+    assert ScaledLog(Epsilon.log(9), 2).compare(ScaledLog(Epsilon.log(3))) == 0
+    assert ScaledLog(Epsilon.log(mpq(7, 3))).compare(ScaledLog(Epsilon.log(mpq(61, 9)), 2)) == -1
+    assert ScaledLog(Epsilon.INF).compare(ScaledLog(Epsilon.log(3), 2)) == 1
 
 
 # ------------------------------------------------------------------ certified divergences
@@ -224,8 +214,8 @@ def test_divergence_bounds_of_equal_laws_are_zero():
 
 
 def test_nearly_equal_laws_have_bounds_at_or_above_zero():
-    """P and Q 10^-40 apart: D_α ≈ α·(2·10^-40)²·2 ≈ 10^-79, below the rounding of 64 bits —
-    the lower ends are raised to 0 (D_α ≥ 0), never negative."""
+    """P and Q 10⁻⁴⁰ apart: D_α ≈ α·χ²/2 = 2α·10⁻⁸⁰, far below the rounding at 53 … 128
+    bits — the lower ends are raised to 0 (D_α ≥ 0), never negative."""
     e = mpq(1, 10**40)
     p, q = Dist({0: mpq(1, 2) + e, 1: mpq(1, 2) - e}), Dist({0: mpq(1, 2), 1: mpq(1, 2)})
     t = terms_of(p, q)
@@ -340,8 +330,8 @@ def test_an_undecided_claim_stops_at_the_cap(cap):
 
 
 def test_nearly_equal_laws_are_decided_without_error():
-    """P and Q 10^-35 apart: KL ≈ 2·10^-70 rounds to a lower end of 0; the search still
-    answers, with ρ* inside its enclosure (ρ* ≤ D_∞ = ln(1 + 2·10^-35))."""
+    """P and Q 10⁻³⁵ apart: KL ≈ 2·10⁻⁷⁰ rounds to a lower end of 0; the search still
+    proves ρ ≤ 10⁻³⁰ (by hand ρ* ≤ D_∞ = ln(1 + 2·10⁻³⁵)), its upper end between KL and D_∞."""
     e = mpq(1, 10**35)
     p, q = Dist({0: mpq(1, 2) + e, 1: mpq(1, 2) - e}), Dist({0: mpq(1, 2), 1: mpq(1, 2)})
     t = terms_of(p, q)
@@ -552,7 +542,8 @@ def test_zcdp_epsilon_at_its_order_is_narrow_around_mpmath(rho, delta):
 
 def test_zcdp_epsilon_order_has_a_floor_and_epsilon_is_at_least_0():
     """ρ = 10⁹ at δ = 1 − 10⁻⁶: √(ln(1/δ)/ρ) ≈ 3·10⁻⁸ truncates to 0, so the order is
-    1 + 10⁻⁶; ε there is negative (mpmath), reported as 0."""
+    1 + 10⁻⁶ (ε there ≈ 10⁹, against mpmath). ρ = 10⁻⁹ at the same δ: the bound at its order
+    is negative (mpmath), reported as 0 (the hockey-stick divergence decreases in ε)."""
     rho, d = mpq(10**9), mpq(999999, 10**6)
     c = zcdp_epsilon(rho, d)
     assert c.order == 1 + mpq(1, 10**6)
