@@ -18,8 +18,8 @@ from verifier.core.errors import InvalidNumber
 from verifier.core.numbers import format_rational
 from verifier.core.numbers import sign as _sign
 
-__all__ = ["Certified", "exp_bounds", "log_bounds", "compare_exp", "sign_affine_exp",
-           "decimal_string", "certified_decimal", "MAX_PRECISION"]
+__all__ = ["Certified", "exp_bounds", "log_bounds", "sqrt_bounds", "compare_exp",
+           "sign_affine_exp", "decimal_string", "certified_decimal", "MAX_PRECISION"]
 
 MAX_PRECISION = 1 << 20  # bits; far beyond any separation met in practice
 _MAX_PRECISION = MAX_PRECISION
@@ -44,26 +44,33 @@ class ExpArgument(Protocol):
 # ------------------------------------------------------ certified comparison with e^ε
 
 
+def _directed(fn, x: mpq, prec: int) -> tuple[mpq, mpq]:
+    """Rationals ``lo ≤ fn(x) ≤ hi`` for an increasing MPFR function ``fn``: the argument
+    and the result rounded down, then both up (MPFR's functions are correctly rounded)."""
+    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundDown):
+        lo = mpq(fn(gmpy2.mpfr(x)))
+    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundUp):
+        hi = mpq(fn(gmpy2.mpfr(x)))
+    return lo, hi
+
+
 def exp_bounds(nats: mpq, prec: int) -> tuple[mpq, mpq]:
     """Rationals ``lo ≤ e^nats ≤ hi``, from MPFR evaluation rounded down and up.
 
     ``exp`` is increasing, so rounding the argument and the result in the same direction
     gives a valid bound; MPFR's ``exp`` is correctly rounded.
     """
-    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundDown):
-        lo = mpq(gmpy2.exp(gmpy2.mpfr(nats)))
-    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundUp):
-        hi = mpq(gmpy2.exp(gmpy2.mpfr(nats)))
-    return lo, hi
+    return _directed(gmpy2.exp, nats, prec)
 
 
 def log_bounds(x: mpq, prec: int) -> tuple[mpq, mpq]:
     """Rationals ``lo ≤ ln x ≤ hi`` from MPFR rounded down and up."""
-    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundDown):
-        lo = mpq(gmpy2.log(gmpy2.mpfr(x)))
-    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundUp):
-        hi = mpq(gmpy2.log(gmpy2.mpfr(x)))
-    return lo, hi
+    return _directed(gmpy2.log, x, prec)
+
+
+def sqrt_bounds(x: mpq, prec: int) -> tuple[mpq, mpq]:
+    """Rationals ``lo ≤ √x ≤ hi`` from MPFR rounded down and up."""
+    return _directed(gmpy2.sqrt, x, prec)
 
 
 def compare_exp(x: mpq, eps: ExpArgument) -> int:

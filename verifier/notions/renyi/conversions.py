@@ -28,10 +28,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import gmpy2
 from gmpy2 import mpq
 
-from verifier.core.certified import Certified, exp_bounds, log_bounds
+from verifier.core.certified import Certified, exp_bounds, log_bounds, sqrt_bounds
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.notions.renyi.divergence import Renyi, ScaledLog
@@ -113,14 +112,6 @@ def rdp_delta(value: Renyi, eps: Epsilon) -> Conversion:
 # ------------------------------------------------------------------ zCDP → (ε, δ)
 
 
-def _sqrt_bounds(x: mpq, prec: int) -> tuple[mpq, mpq]:
-    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundDown):
-        lo = mpq(gmpy2.sqrt(gmpy2.mpfr(x)))
-    with gmpy2.context(gmpy2.get_context(), precision=prec, round=gmpy2.RoundUp):
-        hi = mpq(gmpy2.sqrt(gmpy2.mpfr(x)))
-    return lo, hi
-
-
 def _rational_near(x_lo: mpq, digits: int = 6) -> mpq:
     """A short rational close to ``x_lo`` (an order to evaluate a bound at)."""
     scale = 10 ** digits
@@ -137,12 +128,12 @@ def zcdp_epsilon(rho: mpq, delta: mpq, source: str = CKS_ZCDP) -> Conversion:
     if source == BUN_STEINKE:
         def enclose(prec: int) -> tuple[mpq, mpq]:
             l_lo, l_hi = log_bounds(1 / d, prec)
-            s_lo, s_hi = _sqrt_bounds(rho * l_lo, prec)[0], _sqrt_bounds(rho * l_hi, prec)[1]
+            s_lo, s_hi = sqrt_bounds(rho * l_lo, prec)[0], sqrt_bounds(rho * l_hi, prec)[1]
             return rho + 2 * s_lo, rho + 2 * s_hi
         return Conversion(Certified(enclose), None, source)
     # ε(α) = αρ + (ln(1/δ) + (α−1)·ln(1 − 1/α) − ln α)/(α − 1), near α = 1 + √(ln(1/δ)/ρ)
     ln_lo = log_bounds(1 / d, 64)[0]
-    a = 1 + max(_rational_near(_sqrt_bounds(ln_lo / rho, 64)[0]), mpq(1, 10**6))
+    a = 1 + max(_rational_near(sqrt_bounds(ln_lo / rho, 64)[0]), mpq(1, 10**6))
 
     def at_order(prec: int) -> tuple[mpq, mpq]:
         l_lo, l_hi = log_bounds(1 / d, prec)
