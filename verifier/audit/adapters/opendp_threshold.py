@@ -48,13 +48,13 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument, Undecided
 from verifier.core.theta import Series
 from verifier.model.expnoise import ExpNoise, discrete_laplace
+from verifier.notions.dp.noise_check import bisect_epsilon
 from verifier.notions.dp.noise_loss import DeltaForm, pair_loss
 
 __all__ = ["ThresholdPair", "ThresholdAnswer", "threshold_pairs", "threshold_delta",
            "threshold_answer", "release_mass", "MAX_SHIFT"]
 
 MAX_SHIFT = 10_000  # L: pairs per kind grow linearly with it
-_BISECTION_STEPS = 60
 ABSENT = None
 
 
@@ -199,25 +199,7 @@ def _tight_epsilon(scale: mpq, threshold: int, shift: int, delta: mpq
         eps = Epsilon.of_nats(nats)
         return _at_most(tuple((p, _form(noise, threshold, p, eps)) for p in rest), delta)
 
-    if ok(mpq(0)):
-        return False, (mpq(0), mpq(0))
-    lo, hi = mpq(0), mpq(1)
-    for _ in range(_BISECTION_STEPS):
-        answer = ok(hi)
-        if answer is None:
-            return False, None
-        if answer:
-            break
-        lo, hi = hi, hi * 2
-    else:
-        return False, None
-    for _ in range(_BISECTION_STEPS):
-        mid = (lo + hi) / 2
-        answer = ok(mid)
-        if answer is None:
-            break
-        lo, hi = (lo, mid) if answer else (mid, hi)
-    return False, (lo, hi)
+    return False, bisect_epsilon(ok)
 
 
 def threshold_answer(scale: mpq, threshold: int, shift: int, eps: Epsilon,
