@@ -249,6 +249,7 @@ def test_reduction_is_unique_and_monic():
     with pytest.raises(InvalidArgument) as err:
         RatFunc.reduced(fmpq_poly([1]), fmpq_poly([0]))
     assert err.value.argument == "den"
+    assert str(err.value) == "a rational function with denominator 0"
     assert str(s) == "(3/2)/(x + 1/2)" and str(B + 1) == "x + 1"
 
 
