@@ -209,7 +209,8 @@ def test_judge_negative_and_infinite_epsilons():
     assert "the library returned a negative ε = -0.5: not a privacy guarantee" in row.notes
     assert judge(_case(), -0.5, mpq(4, 10), c, {}).verdict == "unknown"
     assert judge(_case(), F64(-0.5), mpq(39, 100), c, {}).verdict == "unsound"
-    assert judge(_case(), mpq(-1, 2), mpq(39, 100), c, {}).verdict == "unknown"
+    assert judge(_case(), mpq(-1, 2), mpq(39, 100), c, {}).verdict == "unsound"  # exact too
+    assert judge(_case(), mpq(-1, 2), mpq(4, 10), c, {}).verdict == "unknown"
     ninf = judge(_case(), float("-inf"), mpq(0), c, {})
     assert ninf.verdict == "unknown" and "the library returned ε = -inf" in ninf.notes
     assert judge(_case(), F64(-0.5), None, c, {}).verdict == "unknown"

@@ -172,7 +172,8 @@ def _negative(claim_epsilon: Claim, delta: mpq | None, why_d: str | None) -> str
         return "unsound"
     if delta is None:
         return "unknown"
-    x = claim_epsilon.exact if isinstance(claim_epsilon, F64) else None
+    x = claim_epsilon.exact if isinstance(claim_epsilon, F64) else \
+        claim_epsilon if isinstance(claim_epsilon, type(mpq(0))) else None
     if x is None and isinstance(claim_epsilon, float) and math.isfinite(claim_epsilon):
         x = mpq(claim_epsilon)
     if x is None:
