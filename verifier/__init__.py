@@ -17,7 +17,7 @@ Three independent runs of randomized response (truth 3/4) on one record: the out
 >>> from verifier import compose_mechanisms, replace_one
 >>> r = compose_mechanisms([randomized_response("3/4", [0, 1])] * 3, replace_one([0, 1], 1),
 ...                        "ln(2)", "17/32")
->>> r.holds, r.delta, float(r.delta)
+>>> r.holds, r.delta, float(r.delta)  # float ok: a labelled approximation, for display
 (True, Delta('17/32'), 0.53125)
 """
 

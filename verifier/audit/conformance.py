@@ -111,6 +111,7 @@ def goodness_of_fit(draws: Sequence[Hashable], law: Dist, at: object) -> Fit:
     else:
         observed, expected = _cells(law, counts, n)
     if outside:
+        # float ok: a goodness-of-fit statistic; a failed fit can only make a case unknown
         return Fit(at, n, len(observed), float("inf"), 0.0, outside)
     if len(observed) < 2:  # one outcome (reproduced exactly), or too few draws to test
         return Fit(at, n, len(observed), 0.0, 1.0, 0, tested=len(law.items()) < 2)
@@ -119,6 +120,6 @@ def goodness_of_fit(draws: Sequence[Hashable], law: Dist, at: object) -> Fit:
         e0 = _float(expected[0])
         test = stats.binomtest(observed[0], n, e0)
         stat = (observed[0] - n * e0) ** 2 / (n * e0 * (1 - e0))
-        return Fit(at, n, 2, float(stat), float(test.pvalue), 0)
+        return Fit(at, n, 2, float(stat), float(test.pvalue), 0)  # float ok: as above
     stat, p = stats.chisquare(observed, [_float(e * n) for e in expected])
-    return Fit(at, n, len(observed), float(stat), float(p), 0)
+    return Fit(at, n, len(observed), float(stat), float(p), 0)  # float ok: as above

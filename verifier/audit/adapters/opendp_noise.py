@@ -201,8 +201,8 @@ def gaussian_row(case: AuditCase) -> AuditRow:
     if not 1 <= d_in < 2 ** 29:
         raise InvalidArgument(f"d_in = {d_in} must be between 1 and 2^29", argument="d_in",
                               value=d_in)
-    claimed = read_double(float(meas.map(d_in)))
-    if claimed == float("inf"):  # ρ = ∞ bounds every divergence: vacuous
+    claimed = read_double(float(meas.map(d_in)))  # float ok: the library's double, read exactly
+    if claimed == float("inf"):  # float ok: ρ = ∞ bounds every divergence: vacuous
         return AuditRow(case, Epsilon.INF, None, None, None, "sound", None, "exact",
                         {"inputs": (d_in, 0)},
                         ("zCDP: the ε columns hold ρ (the library's ZeroConcentratedDivergence)",
@@ -346,7 +346,7 @@ def threshold_row(case: AuditCase) -> AuditRow:
         dp.l01inf_distance(dp.absolute_distance(T=int)), scale=scale.double, threshold=t)
     e_claim, d_claim = meas.map(d)
     claim, eps = claim_epsilon(e_claim)
-    delta_claim = read_double(float(d_claim))
+    delta_claim = read_double(float(d_claim))  # float ok: the library's double, read exactly
     if not isinstance(delta_claim, F64) or delta_claim.exact > 1:
         raise InvalidArgument(f"the library returned δ = {d_claim!r}", argument="d_in")
     if delta_claim.exact < 0:
