@@ -45,7 +45,7 @@ from verifier.notions.renyi.conversions import (
     zcdp_epsilon,
 )
 from verifier.notions.renyi.divergence import Renyi, ScaledLog, Terms, check_order, moment, terms_of
-from verifier.notions.renyi.zcdp import sup_ratio
+from verifier.notions.renyi.zcdp import sup_ratio_sum
 from verifier.notions.result import Case
 
 __all__ = ["RenyiClaim", "OrderValue", "RdpResult", "ZcdpResult", "RenyiReport",
@@ -235,14 +235,19 @@ def _upper(v: object) -> mpq:
 
 
 def zcdp_result(pairs: Sequence[tuple[Mapping, Terms | None]], cases: int, rho: mpq,
-                at_epsilon: Epsilon | None = None, at_delta: mpq | None = None) -> ZcdpResult:
+                at_epsilon: Epsilon | None = None, at_delta: mpq | None = None, *,
+                parts: Sequence[tuple[Mapping, Sequence[tuple[int, Terms | None]]]] | None = None,
+                reason: str = "certified branch and bound over α (D_α nondecreasing in α)"
+                ) -> ZcdpResult:
     """ρ-zCDP over ``pairs``: refuted by any pair, proved when every pair is, else undecided;
-    ``[lo, hi]`` encloses the tight ρ*."""
+    ``[lo, hi]`` encloses the tight ρ*. ``parts`` replaces ``pairs`` for a composition: per
+    pair, ``(copies, terms)`` of each component, whose divergences add."""
+    summed = parts if parts is not None else [(lab, ((1, t),)) for lab, t in pairs]
     lo, hi, at, evaluations = mpq(0), mpq(0), "—", 0
     witness: Mapping = {}
     verdicts = []
-    for lab, t in pairs:
-        b = sup_ratio(t, rho)
+    for lab, each in summed:
+        b = sup_ratio_sum(each, rho)
         evaluations += b.evaluations
         verdicts.append(b.holds)
         if b.infinite:
@@ -255,8 +260,7 @@ def zcdp_result(pairs: Sequence[tuple[Mapping, Terms | None]], cases: int, rho: 
     holds = False if False in verdicts else None if None in verdicts else True
     exact = lo if lo == hi else None
     return ZcdpResult(rho, holds, lo, hi, exact, False, at, witness, cases, evaluations,
-                      zcdp_conversions(hi, at_epsilon, at_delta),
-                      "certified branch and bound over α (D_α nondecreasing in α)")
+                      zcdp_conversions(hi, at_epsilon, at_delta), reason)
 
 
 def zcdp_conversions(rho: mpq, at_epsilon: Epsilon | None, at_delta: mpq | None

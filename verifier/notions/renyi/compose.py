@@ -19,7 +19,7 @@ refused beyond :data:`MAX_MOMENT_BITS`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from gmpy2 import mpq
 
@@ -35,10 +35,9 @@ from verifier.notions.renyi.check import (
     ZcdpResult,
     make_claim,
     rdp_conversions,
-    zcdp_conversions,
+    zcdp_result,
 )
 from verifier.notions.renyi.divergence import Renyi, Terms, moment, terms_of
-from verifier.notions.renyi.zcdp import sup_ratio_sum
 
 __all__ = ["compose_renyi", "renyi_of_composition", "MAX_MOMENT_BITS"]
 
@@ -104,32 +103,13 @@ def renyi_of_composition(mechs: Sequence[Mechanism], relation: Relation,
                                    rdp_conversions([r.value for r in rows], claim.epsilon,
                                                    claim.delta))
     if "zcdp" in notions:
-        results["zcdp"] = _zcdp(pairs, claim, label)
+        assert claim.rho is not None  # make_claim requires it for zcdp
+        results["zcdp"] = zcdp_result(
+            (), len(pairs), claim.rho, claim.epsilon, claim.delta,
+            parts=[(label(xy), parts) for xy, parts in pairs],
+            reason="certified branch and bound over α of the parts' summed divergences")
     return RenyiReport(results, (f"neighbours {relation.describe()}",
                                  f"{len(mechs)} mechanisms composed independently"))
-
-
-def _zcdp(pairs: list, claim: RenyiClaim, label: Callable[[tuple], dict]) -> ZcdpResult:
-    rho = claim.rho
-    assert rho is not None  # make_claim requires it for zcdp
-    lo, hi, at, evaluations = mpq(0), mpq(0), "—", 0
-    witness: dict = {}
-    verdicts: list[bool | None] = []
-    for xy, parts in pairs:
-        b = sup_ratio_sum(parts, rho)
-        evaluations += b.evaluations
-        verdicts.append(b.holds)
-        if b.infinite:
-            return ZcdpResult(rho, False, mpq(0), mpq(0), None, True, "every α > 1", label(xy),
-                              len(pairs), evaluations, (), "D_α = +∞: an output of M(x) is "
-                                                           "impossible under M(y)")
-        if b.lo > lo or not witness:
-            lo, at, witness = b.lo, b.describe_at(), label(xy)
-        hi = max(hi, b.hi)
-    holds = False if False in verdicts else None if None in verdicts else True
-    return ZcdpResult(rho, holds, lo, hi, lo if lo == hi else None, False, at, witness,
-                      len(pairs), evaluations, zcdp_conversions(hi, claim.epsilon, claim.delta),
-                      "certified branch and bound over α of the parts' summed divergences")
 
 
 def compose_renyi(mechs: Sequence[Mechanism], relation: Relation,
