@@ -34,6 +34,7 @@ from verifier.commands.common import (
     print_json,
 )
 from verifier.commands.executor_options import SchedulerOpt, WorkersOpt
+from verifier.commands.routes import refuse_options, typed_options
 
 
 @app.command()
@@ -61,7 +62,7 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
 
     return run_check(spec, json_out, full, budget, budget_counts, engine, progress,
                      certificate, workers, scheduler, at, closed_form, mode,
-                     {"epsilon": epsilon, "delta": delta})
+                     {"epsilon": epsilon, "delta": delta}, typed_options())
 
 
 @app.command()
@@ -96,12 +97,17 @@ def sweep(
     from verifier.reports.plot import EXTENSIONS
     from verifier.reports.progress import ProgressBar
 
+    refuse_options("plrv sweep", typed_options(), {
+        "--threshold", "--p", "--csv", "--json-file", "--json", "--plot", "--budget",
+        "--budget-counts", "--engine", "--progress", "--workers", "--scheduler"})
     check_outputs(spec, **{"--csv": (csv_out, None), "--json-file": (json_file, None),
                 "--plot": (plot, EXTENSIONS)})
     if plot is not None:
         from verifier.reports.plot import require_matplotlib
         require_matplotlib()
     s = load_overridden(spec, budget, budget_counts, engine, command="sweep")
+    if p is not None:
+        _sweep_p(s)
     thresholds = parse_range(threshold)
     with run_on(workers, scheduler), ProgressBar(progress, "thresholds") as bar:
         report = threshold_sweep(s, thresholds, number_list(p) if p else None, progress=bar)
@@ -115,6 +121,23 @@ def sweep(
         from verifier.reports.terminal import print_sweep
         print_sweep(report)
     return _verdict(report.holds)
+
+
+def _sweep_p(s) -> None:
+    """``--p`` replaces the records' prior by i.i.d. priors; refused where that has no effect
+    (dp ranges over every database, whatever the prior) or would drop the spec's data models
+    (a family's answer is its worst case over the models; one prior per p is not that)."""
+    from verifier.core.errors import InvalidArgument
+
+    if set(s.notions) <= {"dp"}:
+        raise InvalidArgument("--p: plrv sweep does not apply --p to notions = [\"dp\"] (dp "
+                              "ranges over every database; no prior enters it); remove it",
+                              argument="--p")
+    if isinstance(s.model, tuple):
+        raise InvalidArgument("--p: plrv sweep does not apply --p to a spec with a family of "
+                              "data models (data.models): one "
+                              "i.i.d. prior per p would replace the family and drop its worst "
+                              "case; remove --p, or give one data.prior", argument="--p")
 
 
 @app.command()
@@ -150,27 +173,35 @@ def guess(
     if plot is not None:
         from verifier.reports.plot import require_matplotlib
         require_matplotlib()
-    from verifier.core.errors import InvalidArgument
-
-    given = {"--certificate": certificate, "--tolerance": tolerance} if spec is None else \
-        {"--diameter": diameter, "--prior": prior}
-    for option, value in given.items():
-        if value is not None:
-            raise InvalidArgument(f"{option} applies only {'with' if spec is None else 'without'}"
-                                  f" SPEC", argument=option)
+    typed = typed_options()
     if spec is None:
+        refuse_options("plrv guess without SPEC", typed,
+                       {"--json", "--eta", "--diameter", "--prior", "--plot"},
+                       {"--certificate": "certificates record a spec's report",
+                        "--tolerance": "only a spec's precise bound is inverted"})
         return _guess_eta(eta, diameter, prior, plot, json_out)
     from dataclasses import replace
 
     from verifier.commands.options import strictly_between_0_and_1
     from verifier.guessing.bounds import check_tolerance
+    from verifier.guessing.problem import precise_inversion
     from verifier.guessing.report import guess_report
     from verifier.specs.guess import load_guess_spec
 
+    with_spec = {"--json", "--eta", "--plot", "--certificate", "--tolerance"}
+    refuse_options("plrv guess SPEC", typed, with_spec,
+                   {"--diameter": "the spec's domain has its own diameter",
+                    "--prior": "the spec's [prior] is used"})
     s = load_guess_spec(spec)
     if eta is not None:
         s = replace(s, eta=strictly_between_0_and_1(eta, "--eta"))
     if tolerance is not None:
+        if s.eta is None or not precise_inversion(s.model):
+            refuse_options("plrv guess SPEC", {"--tolerance": tolerance}, (),
+                           {"--tolerance": "it sets the width of the precise inversion of η; "
+                                           + ("no η is given (--eta or query.eta)"
+                                              if s.eta is None else "goal.mode = 'or' over "
+                                              "several attributes has no precise inversion")})
         s = replace(s, tolerance=check_tolerance(tolerance, "--tolerance"))
     if certificate is None:
         rep = guess_report(s)
@@ -234,6 +265,8 @@ def pso(
     from verifier.reports.progress import ProgressBar
     from verifier.specs.pso import load_pso_spec
 
+    refuse_options("plrv pso", typed_options(), {"--json", "--full", "--progress",
+                                                 "--certificate", "--workers", "--scheduler"})
     full_needs_json(full, json_out)
     check_outputs(spec, **{"--certificate": (certificate, None)})
     s = load_pso_spec(spec)
@@ -271,6 +304,8 @@ def family(
     from verifier.specs.check import load_spec
     from verifier.symbolic.family import check_family
 
+    refuse_options("plrv family", typed_options(), {"--param", "--range", "--timeout",
+                                                    "--json"})
     s = load_spec(spec, command="family")
     lo, hi = interval(range_, "--range")
     params = {k: v for k, v in s.mechanism.params.items() if k not in (param, "values")}
@@ -322,6 +357,8 @@ def compose(spec: SpecArg,
     unknown (exit 3) unless the bounds decide it."""
     from verifier.commands.compose import compose_spec
 
+    refuse_options("plrv compose", typed_options(), {  # each route's own: compose_spec
+        "--k", "--accounting", "--enclosure", "--grid", "--max-values", "--json"})
     result, holds = compose_spec(spec, k, accounting, enclosure=enclosure, grid=grid,
                                  max_values=max_values)
     print_json(result)
@@ -343,6 +380,7 @@ def audit(spec: Annotated[Path, typer.Argument(
     3 any unknown."""
     from verifier.commands.audit import audit_config
 
+    refuse_options("plrv audit", typed_options(), {"--json", "--conformance"})
     return _verdict(audit_config(spec, json_out, conformance))
 
 

@@ -21,6 +21,7 @@ from verifier.commands.common import (
     print_json,
 )
 from verifier.commands.executor_options import SchedulerOpt, WorkersOpt
+from verifier.commands.routes import refuse_options, typed_options
 
 
 @app.command()
@@ -49,6 +50,9 @@ def prove(
     from verifier.specs.symbolic import load_symbolic
     from verifier.symbolic.prove import prove as run
 
+    refuse_options("plrv prove", typed_options(), {
+        "--claim", "--every-epsilon", "--every-known-set", "--timeout", "--max-instances",
+        "--json", "--certificate"})
     check_outputs(spec, **{"--certificate": (certificate, None)})
     sym = load_symbolic(spec)
     rep = run(sym, claim, every_epsilon=every_epsilon, every_known_set=every_known_set,
@@ -75,6 +79,7 @@ def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = N
     from verifier.specs.symbolic import load_symbolic
     from verifier.symbolic.reducibility import decide_reducible
 
+    refuse_options("plrv reducible", typed_options(), {"--json", "--certificate"})
     check_outputs(spec, **{"--certificate": (certificate, None)})
     sym = load_symbolic(spec, "reducible")
     res = decide_reducible(sym)
@@ -110,6 +115,8 @@ def search(
     from verifier.search.conjectures import SearchBudget, conjecture
     from verifier.search.conjectures import search as run
 
+    refuse_options("plrv search", typed_options(),
+                   {"--records", "--examples", "--json", "--workers", "--scheduler"})
     res = run(conjecture(name), SearchBudget(max_records=records, examples=examples),
               exhaustive_on=lambda: executor_for(workers, scheduler))  # closed after that stage
     if json_out:
@@ -162,7 +169,8 @@ def theorems(
     = False,
     progress: ProgressOpt = None,
 ) -> int:
-    """Run the theorem records of proofs/: one row per seed statement, with its status.
+    """Run the theorem records of proofs/: one row per seed statement, with its status
+    (--json or --markdown: one of them).
 
     0 every record gives its expected verdict, 1 one does not. A progress bar on stderr
     (when it is a terminal, or with --progress) counts the records run.
@@ -170,6 +178,10 @@ def theorems(
     from verifier.certificates.records import theorem_rows, theorems_markdown
     from verifier.reports.progress import ProgressBar
 
+    refuse_options("plrv theorems --json" if json_out else "plrv theorems", typed_options(),
+                   {"--json", "--progress"} if json_out else {"--markdown", "--progress"},
+                   {"--markdown": "--json prints the rows as one JSON object, --markdown "
+                                  "prints docs/theorems.md: give one of them"})
     with ProgressBar(progress, "theorem records") as bar:
         table, ok = theorem_rows(bar)
     if json_out:

@@ -68,14 +68,8 @@ def load_overridden(spec: Path, budget: int | None, budget_counts: int | None, e
             raise InvalidArgument(f"--{name} {query[name]!r}: {exc.detail}",
                                   argument=f"--{name}", value=query[name]) from None
         raise
-    if not hasattr(s, "budget"):  # a noise spec: decided without enumeration budgets
-        for option, value in (("--budget", budget), ("--budget-counts", budget_counts),
-                              ("--engine", engine), ("--at", at)):
-            if value is not None:
-                raise InvalidArgument(f"{option} does not apply to {spec.name}: its noise "
-                                      f"mechanism is decided without enumeration",
-                                      argument=option, value=value)
-        return s
+    if not hasattr(s, "budget"):  # a noise spec (plrv check only): its route refuses the
+        return s                  # enumeration options (verifier.commands.check.NOISE)
     if budget is not None:
         s = replace(s, budget=replace(s.budget, max_databases=budget))
     if budget_counts is not None:
@@ -121,14 +115,3 @@ def full_needs_json(full: bool, json_out: bool) -> None:
         from verifier.core.errors import InvalidArgument
         raise InvalidArgument("--full goes with --json (it adds the per-row tables to the JSON)",
                               argument="--full")
-
-
-def refuse_options(what: str, refused: Mapping[str, object]) -> None:
-    """Refuse every option of ``refused`` that was given (not ``None`` or ``False``): a
-    command path that cannot apply an option says so rather than ignore it."""
-    from verifier.core.errors import InvalidArgument
-
-    for option, value in refused.items():
-        if value not in (None, False):
-            raise InvalidArgument(f"{option} does not apply to {what}", argument=option,
-                                  value=value)

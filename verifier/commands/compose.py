@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from verifier.commands.routes import refuse_options
 from verifier.core.errors import InvalidArgument
 from verifier.notions.composition.enclosure import (
     ENCLOSURE_MODES,
@@ -29,6 +30,15 @@ from verifier.notions.composition.grid import parse_grid
 from verifier.specs.compose import ComposeSpec, load_compose_spec
 
 __all__ = ["compose_spec"]
+
+# what each route applies (--json always: plrv compose prints one JSON object); every other
+# option given is refused (verifier.commands.routes.refuse_options)
+DP = frozenset({"--k", "--accounting", "--enclosure", "--grid", "--max-values"})
+STEPS = DP - {"--accounting"}
+RENYI = frozenset({"--k"})
+_RENYI_WHY = dict.fromkeys(("--accounting", "--enclosure", "--grid", "--max-values"),
+                           "it applies to dp's composition; rdp and zcdp of a composition "
+                           "are computed from the parts' divergences")
 
 MAX_RUNS = 1_000_000  # --k: more runs are refused outright; below, the work is estimated first
 
@@ -64,10 +74,44 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
                               f"{', '.join(ENCLOSURE_MODES)}", argument="--enclosure",
                               value=enclosure)
     chosen_grid = None if grid is None else parse_grid(grid, "--grid")
+    given = {"--k": k, "--accounting": accounting, "--enclosure": enclosure, "--grid": grid,
+             "--max-values": max_values}
+    typed = {option: value for option, value in given.items() if value not in (None, False)}
     s = load_compose_spec(path)
+    note = sample_point_note(path)
     if s.renyi is not None:
-        return _renyi(s, k, {"--accounting": accounting, "--enclosure": enclosure,
-                             "--grid": grid, "--max-values": max_values})
+        refuse_options("plrv compose of rdp and zcdp", typed, RENYI, _RENYI_WHY)
+        out, holds = _renyi(s, k)
+        return out | ({"parameters": note} if note else {}), holds
+    refuse_options("plrv compose", typed, DP if s.mechanism is not None else STEPS,
+                   {"--accounting": "it compares k runs of one mechanism, not "
+                                    "composition.steps"})
+    out, holds = _dp(s, k, accounting, interval, enclosure, grid, chosen_grid, max_values)
+    return out | ({"parameters": note} if note else {}), holds
+
+
+def sample_point_note(path: Path) -> str | None:
+    """What plrv compose says of a spec with [parameters]: it was read at the sample point
+    (None for a spec without parameters)."""
+    from verifier.core.errors import SpecError
+    from verifier.core.numbers import format_rational
+    from verifier.specs.files import read_toml
+    from verifier.symbolic.parameters import read_parameters
+
+    raw = read_toml(path)
+    if "parameters" not in raw:
+        return None
+    params = read_parameters(raw["parameters"],
+                             lambda key, msg: SpecError(msg, file=str(path), key=key))
+    return ("composed at the sample point "
+            + ", ".join(f"{k} = {format_rational(v)}" for k, v in params.sample_point().items())
+            + " of [parameters] (plrv compose takes no --at; plrv prove decides claims for "
+              "every value)")
+
+
+def _dp(s: ComposeSpec, k: int | None, accounting: bool, interval: str, enclosure: str | None,
+        grid: str | None, chosen_grid, max_values: int | None) -> tuple[dict, bool | None]:
+    """dp of ``k`` runs of the spec's mechanism, or of its adaptive steps."""
     if s.mechanism is not None:
         if k is None:
             raise InvalidArgument("--k is missing: give the number of runs of the spec's "
@@ -75,9 +119,6 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
         parts: list = [s.mechanism] * k
         runs = k
     else:
-        if accounting:
-            raise InvalidArgument("--accounting compares k runs of one mechanism; it does not "
-                                  "apply to composition.steps", argument="--accounting")
         runs = 1 if k is None else k
         parts = list(s.steps) * runs
     budget = s.budget if max_values is None else replace(s.budget, max_loss_values=max_values)
@@ -133,17 +174,12 @@ def _enclosure(r: CompositionEnclosure) -> dict:
     }
 
 
-def _renyi(s: ComposeSpec, k: int | None, refused: dict) -> tuple[dict, bool | None]:
+def _renyi(s: ComposeSpec, k: int | None) -> tuple[dict, bool | None]:
     """rdp/zcdp of ``k`` runs of the spec's mechanism: the parts' divergences add
     (:mod:`verifier.notions.renyi.compose`)."""
     from verifier.notions.renyi.compose import renyi_of_composition
     from verifier.reports.renyi import renyi_json
 
-    for option, value in refused.items():
-        if value not in (None, False):
-            raise InvalidArgument(f"{option} applies to dp's composition; rdp and zcdp of a "
-                                  f"composition are computed from the parts' divergences",
-                                  argument=option, value=value)
     if k is None:
         raise InvalidArgument("--k is missing: give the number of runs of the spec's "
                               "mechanism", argument="--k")

@@ -31,6 +31,7 @@ from verifier.commands.common import (
     load_overridden,
     print_json,
 )
+from verifier.commands.routes import refuse_options, typed_options
 
 __all__ = ["curve", "accountant_deltas"]
 
@@ -66,6 +67,9 @@ def curve(spec: SpecArg,
     """
     from verifier.reports.plot import EXTENSIONS
 
+    refuse_options("plrv curve", typed_options(), {
+        "--plot", "--csv", "--json", "--accounting", "--points", "--at", "--epsilon",
+        "--delta", "--budget", "--budget-counts", "--engine"})
     check_outputs(spec, **{"--plot": (plot, EXTENSIONS), "--csv": (csv_out, None)})
     sampled = csv_out is not None or plot is not None or accounting
     if points is not None and not sampled:

@@ -1,18 +1,17 @@
 """``plrv check`` on a spec whose mechanism is discrete Laplace or Gaussian noise: the
 verdict, the worst δ at ε and the tight ε at δ, each marked exact or certified enclosure.
 
-Options that do not apply to such a spec (certificates, ``--full``, executors, the certified
-mode — these values already are certified where not exact) are refused, never ignored.
+The options this route applies are :data:`verifier.commands.check.NOISE`; the others
+(certificates, ``--full``, executors, the certified mode — these values already are certified
+where not exact) are refused there, never ignored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import typer
 
 from verifier.commands.app import verdict
-from verifier.commands.common import print_json, refuse_options
+from verifier.commands.common import print_json
 from verifier.model.expnoise_vector import CoordinateGaussian
 from verifier.notions.dp.noise_check import check_noise_dp
 from verifier.specs.noise import NoiseProblem
@@ -70,12 +69,10 @@ def _interval(c, prec: int = 128) -> list[str]:
     return [str(lo), str(hi)]
 
 
-def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool,
-                refused: Mapping[str, object]) -> int:
+def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool) -> int:
     if isinstance(s, ChoiceProblem):
         from verifier.notions.dp.noise_zoo import check_choice_dp
 
-        refuse_options(f"a {s.choice.kind} spec", refused)
         if isinstance(s.choice, CoordinateGaussian):
             from verifier.notions.dp.noise_gauss_vector import check_gaussian_vector_dp
 
@@ -86,7 +83,6 @@ def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool,
         mechanism = f"{s.choice.describe()} over {s.relation.describe()}"
         cases = f"{r.pairs} ordered pairs of neighbouring inputs"
     else:
-        refuse_options(f"a {s.noise.kind} spec", refused)
         if s.renyi is not None:
             return _renyi(s, json_out)
         r = check_noise_dp(s.noise, s.values, s.records, s.epsilon, s.delta)

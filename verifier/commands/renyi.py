@@ -1,18 +1,16 @@
 """``plrv check`` on a spec asking for the Rényi notions ``rdp``/``zcdp``: the verdict, the tight
 values (exact, or a certified enclosure marked as such) and the conversions to (ε, δ).
 
-Options that do not apply (certificates, ``--closed-form``, ``--full``, executors, the certified
-mode) are refused, never ignored.
+The options this route applies are :data:`verifier.commands.check.RENYI`; the others are
+refused there. A spec with ``[parameters]`` is checked at a point, and the report says which.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import typer
 
 from verifier.commands.app import verdict
-from verifier.commands.common import print_json, refuse_options
+from verifier.commands.common import print_json
 from verifier.notions.dp.neighbours import relation_cases, replace_one
 from verifier.notions.problem import CheckProblem
 from verifier.notions.renyi.check import renyi_report
@@ -21,8 +19,8 @@ from verifier.reports.renyi import renyi_json, renyi_lines
 __all__ = ["renyi_check"]
 
 
-def renyi_check(s: CheckProblem, json_out: bool, refused: Mapping[str, object]) -> int:
-    refuse_options("the Rényi notions rdp and zcdp", refused)
+def renyi_check(s: CheckProblem, json_out: bool, note: str | None = None) -> int:
+    """The Rényi report; ``note`` says at which point a spec with [parameters] was read."""
     claim = s.renyi
     assert claim is not None
     relation = s.relation if s.relation is not None else replace_one(s.values, s.records)
@@ -30,8 +28,10 @@ def renyi_check(s: CheckProblem, json_out: bool, refused: Mapping[str, object]) 
                           s.notions, claim, (f"neighbours {relation.describe()}",))
     out = renyi_json(report, claim)
     if json_out:
-        print_json(out)
+        print_json(out | ({"parameters": note} if note else {}))
         return verdict(report.holds)
+    if note:
+        typer.echo(f"parameters: {note}")
     typer.echo(f"mechanism  {s.mechanism.describe()}")
     for key, d in s.doubles:
         typer.echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")

@@ -12,7 +12,7 @@ from gmpy2 import mpq
 
 from verifier.guessing.model import GuessModel
 
-__all__ = ["GuessProblem"]
+__all__ = ["GuessProblem", "precise_inversion"]
 
 
 @dataclass(frozen=True)
@@ -26,3 +26,11 @@ class GuessProblem:
     mechanism: str
     tolerance: mpq = mpq(1, 10**6)  # relative width of the precise inversion's interval
     mechanism_params: tuple[tuple[str, mpq], ...] = ()  # a built-in kind's exact parameters
+
+
+def precise_inversion(model: GuessModel) -> bool:
+    """Whether η is also inverted through the precise bound (as a certified interval whose
+    width ``tolerance`` sets): for an AND goal, and for an OR goal over one attribute (the same
+    goal); an OR goal over several attributes adds per-attribute bounds, which the simplified
+    inversion alone covers."""
+    return model.mode == "and" or model.attributes == 1

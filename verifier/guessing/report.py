@@ -29,7 +29,7 @@ from verifier.guessing.metric import (
     tight_epsilon,
 )
 from verifier.guessing.model import GuessModel, advantage, vulnerability
-from verifier.guessing.problem import GuessProblem
+from verifier.guessing.problem import GuessProblem, precise_inversion
 
 __all__ = ["guess_report", "eta_report", "TargetRow", "Inversion", "GuessReport", "EtaReport"]
 
@@ -74,7 +74,7 @@ def _bounds(model: GuessModel, x, eps_per_attr: list) -> tuple[Certified, Certif
 @dataclass(frozen=True)
 class Inversion:
     """ε for a target advantage η at the worst target: the simplified inversion exactly, the
-    precise one as a certified interval (AND goals only; None otherwise)."""
+    precise one as a certified interval (AND goals, or one attribute; None otherwise)."""
 
     eta: mpq
     target: Hashable
@@ -159,7 +159,7 @@ def guess_report(spec: GuessProblem) -> GuessReport:
     if spec.eta is not None:
         inversion = Inversion(
             spec.eta, worst.target, simplified_epsilon(worst.prior, spec.eta, m.diameter(ks[0])),
-            precise_epsilon(m, worst.target, spec.eta, spec.tolerance) if m.mode == "and"
-            else None)
+            precise_epsilon(m, worst.target, spec.eta, spec.tolerance)
+            if precise_inversion(m) else None)
     return GuessReport(tuple(tight), tuple(eps), private, tuple(rows), worst,
                        vulnerability(m, joint), tuple(m.diameter(k) for k in ks), inversion)

@@ -8,7 +8,9 @@ Spec (TOML)::
                  | "function" (function = "module:function", returning a Dist)
     [goal]       precision = r or [r_1, …, r_k];  mode = "and" | "or"
     [query]      epsilon (default: the mechanism's tight ε·d), targets ("all" or a list),
-                 eta (also invert: the ε that keeps the advantage at most η)
+                 eta (also invert: the ε that keeps the advantage at most η), tolerance
+                 (the precise inversion's relative width: only with eta, and an AND goal or
+                 one attribute)
     [limits]     work (|X|²·|Z|; verifier.core.budget.GUESS_LIMITS)
 """
 
@@ -26,7 +28,7 @@ from verifier.core.numbers import open_unit, positive
 from verifier.guessing.bounds import as_scaled_log, check_tolerance
 from verifier.guessing.metric import exponential_mechanism, truncated_geometric
 from verifier.guessing.model import GuessModel
-from verifier.guessing.problem import GuessProblem
+from verifier.guessing.problem import GuessProblem, precise_inversion
 from verifier.model.user_code import as_output_dist, load_function
 from verifier.specs.files import check_kind, check_tables, read_toml
 from verifier.specs.keys import Table, anything, integer_value, list_of
@@ -77,9 +79,19 @@ def _check_size(t: Table, key: str, size: int, budget: Budget) -> None:
             ", or use a smaller domain")
 
 
+_PARAMETERS = {"truncated_geometric": "alpha", "exponential": "beta", "function": "function"}
+
+
 def _kernel(t: Table, domain: tuple, search_dir: Path):
-    """The kernel ``x ↦ M(· | x)`` and the built-in kind's exact parameters."""
+    """The kernel ``x ↦ M(· | x)`` and the built-in kind's exact parameters. A parameter of
+    another kind (``alpha`` without ``kind = "truncated_geometric"``, say) is refused: the
+    kind read would never use it."""
     kind = t.string("kind", KINDS, "identity")
+    for other, key in _PARAMETERS.items():
+        if key in t.raw and other != kind:
+            raise t.fail(key, f"{key} is the parameter of kind = {other!r}; kind = {kind!r}"
+                              + (" (the default)" if "kind" not in t.raw else "")
+                              + " does not use it: remove it or set the kind", t.raw[key])
     if kind == "truncated_geometric":
         if not all(isinstance(x, int) for x in domain):
             raise t.fail("kind", "truncated_geometric needs a one-attribute domain", kind)
@@ -146,5 +158,10 @@ def load_guess_spec(path: str | Path) -> GuessSpec:
     eps = query.read("epsilon", lambda v, k: as_scaled_log(v), None)
     eta = query.rational("eta", None, open_unit)
     tolerance = query.rational("tolerance", mpq(1, 10**6), check_tolerance)
+    if "tolerance" in query.raw and not (eta is not None and precise_inversion(model)):
+        why = "no eta is given: nothing is inverted" if eta is None else \
+            "goal.mode = 'or' over several attributes has no precise inversion"
+        raise query.fail("tolerance", f"tolerance sets the width of the precise inversion of "
+                                      f"eta; {why}: remove it", query.raw["tolerance"])
     return GuessSpec(model, eps, targets, eta, mech_t.raw.get("kind", "identity"), tolerance,
                      params)
