@@ -129,6 +129,8 @@ def _sweep_p(s) -> None:
     (a family's answer is its worst case over the models; one prior per p is not that)."""
     from verifier.core.errors import InvalidArgument
 
+    if s.relation is not None:  # refused by threshold_sweep, naming the relation
+        return
     if set(s.notions) <= {"dp"}:
         raise InvalidArgument("--p: plrv sweep does not apply --p to notions = [\"dp\"] (dp "
                               "ranges over every database; no prior enters it); remove it",
@@ -137,7 +139,7 @@ def _sweep_p(s) -> None:
         raise InvalidArgument("--p: plrv sweep does not apply --p to a spec with a family of "
                               "data models (data.models): one "
                               "i.i.d. prior per p would replace the family and drop its worst "
-                              "case; remove --p, or give one data.prior", argument="--p")
+                              "case; remove it (or give one data.prior)", argument="--p")
 
 
 @app.command()
