@@ -226,3 +226,63 @@ def test_tight_epsilon_and_diameter_against_every_pair(k, data):
     assert model.diameter() == max(model.distance(x, y) for x in domain for y in domain)
     for j in (0, 1):
         assert model.diameter(j) == max(model.distance(x, y, j) for x in domain for y in domain)
+
+
+# ------------------------------------------- spec keys and options: honoured or refused
+
+def _guess(tmp_path, text: str, *options: str):
+    from typer.testing import CliRunner
+
+    from verifier.cli import app
+
+    spec = tmp_path / "g.toml"
+    spec.write_text(text)
+    return CliRunner().invoke(app, ["guess", str(spec), *options])
+
+
+_GEOMETRIC = '[domain]\nrange = [0, 3]\n[mechanism]\nkind = "truncated_geometric"\nalpha = "1/2"\n'
+
+
+@pytest.mark.parametrize("mechanism, key", [
+    ('alpha = "1/2"\n', "alpha"),  # the default kind is identity
+    ('kind = "identity"\nalpha = "1/2"\n', "alpha"),
+    ('kind = "truncated_geometric"\nalpha = "1/2"\nbeta = "1/3"\n', "beta"),
+    ('kind = "exponential"\nbeta = "1/2"\nalpha = "1/3"\n', "alpha"),
+    ('kind = "identity"\nfunction = "m:f"\n', "function"),
+])
+def test_a_mechanism_parameter_of_another_kind_is_refused(tmp_path, mechanism, key):
+    out = _guess(tmp_path, "[domain]\nrange = [0, 3]\n[mechanism]\n" + mechanism)
+    assert out.exit_code == 2
+    assert f"mechanism.{key}: {key} is the parameter of kind" in out.stderr
+
+
+def test_query_tolerance_without_eta_is_refused(tmp_path):
+    out = _guess(tmp_path, _GEOMETRIC + '[query]\ntolerance = "1/100"\n')
+    assert out.exit_code == 2 and "query.tolerance: " in out.stderr
+    assert _guess(tmp_path, _GEOMETRIC + '[query]\ntolerance = "1/100"\neta = "1/10"\n'
+                  ).exit_code == 0
+
+
+def test_an_or_goal_over_one_attribute_is_inverted_as_the_and_goal(tmp_path):
+    import json
+
+    def inversion(mode: str, *options: str) -> dict:
+        out = _guess(tmp_path, _GEOMETRIC + f'[goal]\nmode = "{mode}"\n[query]\neta = "1/10"\n',
+                     "--json", *options)
+        assert out.exit_code == 0, out.stderr
+        return json.loads(out.stdout)["inversion"]
+
+    # one attribute: "some attribute within r" is "every attribute within r"
+    assert inversion("or") == inversion("and")
+    assert inversion("or")["precise_epsilon"] is not None
+    assert inversion("or", "--tolerance", "1/10") == inversion("and", "--tolerance", "1/10")
+
+
+def test_tolerance_with_an_or_goal_over_two_attributes_is_refused(tmp_path):
+    spec = ('[domain]\ngrid = [[0, 1, 2], [0, 1, 2]]\n[goal]\nmode = "or"\nprecision = [1, 1]\n'
+            '[query]\neta = "1/10"\n')
+    out = _guess(tmp_path, spec, "--tolerance", "1/10")
+    assert out.exit_code == 2
+    assert "--tolerance: plrv guess SPEC does not apply --tolerance" in out.stderr
+    out = _guess(tmp_path, spec + 'tolerance = "1/10"\n')
+    assert out.exit_code == 2 and "query.tolerance: " in out.stderr

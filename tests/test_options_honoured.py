@@ -572,3 +572,71 @@ def test_option_honoured_or_refused(case, specs, tmp_path):
         assert len(lines) == 1 and lines[0].startswith("error: ")
         assert f"{case.option}: " in lines[0] and "remove it" in lines[0]
         assert run.stdout == ""
+
+
+# ------------------------------------------------ a spec read at a point says which point
+
+def _schema(name: str):
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads((ROOT / "schemas" / f"{name}.v1.json").read_text()))
+
+
+def test_compose_says_the_sample_point(specs):
+    # randomized response t, sampled at t = 9/14: two runs put (9/14)² on the output (0, 0)
+    # against (5/14)², so δ at ln 3 = 81/196 − 3·25/196 = 6/196 = 3/98
+    run = runner.invoke(app, ["compose", specs["rrp"], "--k", "2"])
+    out = json.loads(run.stdout)
+    assert (run.exit_code, out["tight_delta"]) == (1, "3/98")
+    assert out["parameters"].startswith("composed at the sample point t = 9/14 ")
+    _schema("compose-output").validate(out)
+    run = runner.invoke(app, ["compose", specs["rrzp"], "--k", "2"])
+    out = json.loads(run.stdout)
+    assert out["parameters"].startswith("composed at the sample point t = 9/14 ")
+    _schema("compose-output").validate(out)
+
+
+def test_compose_without_parameters_says_nothing_of_them(specs):
+    out = json.loads(runner.invoke(app, ["compose", specs["rr1"], "--k", "2"]).stdout)
+    assert "parameters" not in out
+
+
+def test_the_renyi_route_says_the_sample_point(specs):
+    run = runner.invoke(app, ["check", specs["rrzp"]])
+    assert run.exit_code == 0
+    assert run.stdout.splitlines()[0].startswith("parameters: checked at the sample point "
+                                                 "t = 9/14 ")
+    out = json.loads(runner.invoke(app, ["check", specs["rrzp"], "--json"]).stdout)
+    assert out["parameters"].startswith("checked at the sample point t = 9/14 ")
+    _schema("check-output").validate(out)
+
+
+def test_the_certified_route_says_the_point(tmp_path):
+    spec = tmp_path / "p.toml"
+    spec.write_text("[parameters]\np = { gt = \"0\", lt = \"1\" }\n" + SPECS["thr3"].replace(
+        'prior = ["1/2", "1/2"]', 'prior = ["1 - p", "p"]'))
+    # the sample point p = 2/7: P[· | 1] = (⊥ 25/49, 2 20/49, 3 4/49), P[· | 0] = (⊥ 45/49,
+    # 2 4/49); δ at ln 3 = 4/49 + (20/49 − 12/49) = 12/49
+    run = runner.invoke(app, ["check", str(spec), "--mode", "certified"])
+    assert run.stdout.splitlines()[0].startswith("parameters: checked at the sample point "
+                                                 "p = 2/7 ")
+    run = runner.invoke(app, ["check", str(spec), "--mode", "certified", "--json"])
+    out = json.loads(run.stdout)
+    lo, hi = (Fraction(x) for x in out["apkdp"]["delta_interval"])
+    assert lo <= Fraction(12, 49) <= hi and out["parameters"].startswith(
+        "checked at the sample point p = 2/7 ")
+    _schema("check-output").validate(out)
+    # at p = 1/3 the δ is 2/9 (see _THRESHOLD)
+    run = runner.invoke(app, ["check", str(spec), "--mode", "certified", "--at", "p=1/3",
+                              "--json"])
+    out = json.loads(run.stdout)
+    lo, hi = (Fraction(x) for x in out["apkdp"]["delta_interval"])
+    assert lo <= Fraction(2, 9) <= hi and out["parameters"] == "checked at p = 1/3"
+
+
+def test_plrv_scheduler_from_the_environment_is_left_to_the_routes_that_enumerate(specs):
+    # the variable is a default for every command, not an option typed: the certified
+    # route, which runs in one process, answers
+    run = runner.invoke(app, ["check", specs["thr3"], "--mode", "certified"],
+                        env={"PLRV_SCHEDULER": SCHEDULER})
+    assert run.exit_code == 0, run.stderr
