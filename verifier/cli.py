@@ -50,7 +50,9 @@ def check(spec: SpecArg, json_out: JsonOpt = False, full: FullOpt = False,
                                     "linear function of E = e^ε.")] = False,
           mode: Annotated[str, typer.Option(
               "--mode", help="exact (default), or certified: APK/PPK δ as certified intervals "
-                             "(ball arithmetic) beyond exact reach; never exact.")] = "exact",
+                             "(ball arithmetic) beyond exact reach; never exact. certified "
+                             "applies --json, --at, --epsilon and --delta, and refuses the "
+                             "other options.")] = "exact",
           epsilon: EpsilonOpt = None, delta: DeltaOpt = None,
           ) -> int:
     """Decide the (ε, δ) claim of SPEC for every notion it names, exactly.
@@ -72,7 +74,8 @@ def sweep(
     threshold: Annotated[str, typer.Option(help='Thresholds: "A..B" or "A,B,C".')],
     p: Annotated[str | None, typer.Option(
         "--p", help='Comma-separated P[record = last value], one curve each (two-valued '
-                    'records); default: the spec\'s prior.')] = None,
+                    'records); default: the spec\'s prior. Refused where no prior enters '
+                    '(notions = ["dp"], [neighbours]) and with data.models.')] = None,
     csv_out: Annotated[Path | None, typer.Option("--csv", callback=absolute,
                                                      help="Write the rows as CSV.")] = None,
     json_file: Annotated[Path | None, typer.Option(
@@ -158,7 +161,8 @@ def guess(
         help="Draw advantage against ε for several priors (simplified bound) to a .png, .pdf "
              "or .svg file (needs plrv[plot]).")] = None,
     tolerance: Annotated[str | None, typer.Option(
-        help="Relative width of the certified interval of the precise inversion.")] = None,
+        help="Relative width of the certified interval of the precise inversion of η (with "
+             "SPEC and η; an OR goal over several attributes has none).")] = None,
     certificate: CertOpt = None,
 ) -> int:
     """Guessing advantage of an attacker (Pankova and Laud 2022): exact advantage, bounds, ε from η.

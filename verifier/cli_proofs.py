@@ -165,7 +165,8 @@ def verify_certificate_command(
 @app.command()
 def theorems(
     json_out: JsonOpt = False,
-    markdown: Annotated[bool, typer.Option("--markdown", help="Print docs/theorems.md.")]
+    markdown: Annotated[bool, typer.Option(
+        "--markdown", help="Print docs/theorems.md (instead of the table; not with --json).")]
     = False,
     progress: ProgressOpt = None,
 ) -> int:
