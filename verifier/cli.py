@@ -110,7 +110,8 @@ def sweep(
         require_matplotlib()
     s = load_overridden(spec, budget, budget_counts, engine, command="sweep")
     if p is not None:
-        _sweep_p(s)
+        from verifier.commands.sweep import refuse_p
+        refuse_p(s)
     thresholds = parse_range(threshold)
     with run_on(workers, scheduler), ProgressBar(progress, "thresholds") as bar:
         report = threshold_sweep(s, thresholds, number_list(p) if p else None, progress=bar)
@@ -124,25 +125,6 @@ def sweep(
         from verifier.reports.terminal import print_sweep
         print_sweep(report)
     return _verdict(report.holds)
-
-
-def _sweep_p(s) -> None:
-    """``--p`` replaces the records' prior by i.i.d. priors; refused where that has no effect
-    (dp ranges over every database, whatever the prior) or would drop the spec's data models
-    (a family's answer is its worst case over the models; one prior per p is not that)."""
-    from verifier.core.errors import InvalidArgument
-
-    if s.relation is not None:  # refused by threshold_sweep, naming the relation
-        return
-    if set(s.notions) <= {"dp"}:
-        raise InvalidArgument("--p: plrv sweep does not apply --p to notions = [\"dp\"] (dp "
-                              "ranges over every database; no prior enters it); remove it",
-                              argument="--p")
-    if isinstance(s.model, tuple):
-        raise InvalidArgument("--p: plrv sweep does not apply --p to a spec with a family of "
-                              "data models (data.models): one "
-                              "i.i.d. prior per p would replace the family and drop its worst "
-                              "case; remove it (or give one data.prior)", argument="--p")
 
 
 @app.command()
