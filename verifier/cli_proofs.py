@@ -50,7 +50,7 @@ def prove(
     from verifier.symbolic.prove import prove as run
 
     check_outputs(spec, **{"--certificate": (certificate, None)})
-    sym = load_symbolic(spec)
+    sym = load_symbolic(spec, claim=claim)  # the claim names the notions the spec is read for
     rep = run(sym, claim, every_epsilon=every_epsilon, every_known_set=every_known_set,
               timeout_ms=timeout * 1000, max_instances=max_instances)
     if certificate is not None:
