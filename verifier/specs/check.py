@@ -114,8 +114,8 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
                asked_by: str | None = None) -> Spec:
     """Check a spec already read into a mapping (as from ``tomllib``) for ``command``.
 
-    ``notions`` are the notions the command asks for (``plrv prove``: those its claim names,
-    ``asked_by`` saying so in messages); by default the spec's ``query.notions``. Only what
+    ``notions`` are the notions the command asks for besides the spec's ``query.notions``
+    (``plrv prove``: those its claim names, ``asked_by`` saying so in messages). Only what
     they need is read — a data model and an attacker for apkdp, ppkdp and noiseless (known
     records for apkdp and ppkdp only), a relation for dp, rdp and zcdp — and a key present
     and never read is refused (:meth:`verifier.specs.keys.Document.finish`)."""
@@ -128,8 +128,8 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
     doc.explain(("parameters",), f"plrv {command} reads a concrete spec",
                 "remove it, or use plrv check --at, plrv curve --at or plrv prove")
     spec = _read(doc, search_dir, command, notions)
-    asked = asked_by or f"notions = {json.dumps(list(spec.notions))}"
-    doc.finish(f"plrv {command} with {asked}")
+    asked = f"notions = {json.dumps(list(spec.notions))}"
+    doc.finish(f"plrv {command} with {f'{asked_by} ({asked})' if asked_by else asked}")
     return spec
 
 
@@ -142,14 +142,18 @@ def _read(doc: Document, search_dir: Path | None, command: str,
     file = doc.file
     query = doc.table("query", required=True)
     spec_notions = read_notions(query)
-    notions = tuple(asked) if asked is not None else spec_notions
+    # a command's own notions (prove: its claim's) join the spec's: a key read by one of them
+    # is read (a prior of the spec's apkdp beside a claim over dp)
+    notions = spec_notions if asked is None else \
+        tuple(n for n in NOTIONS if n in {*asked, *spec_notions})
     if command == "family" and notions != ("dp",):
         raise query.fail("notions", f"notions = {list(notions)!r:.60}: plrv family checks dp "
                                     f'only; write notions = ["dp"] or leave the key out',
                          list(notions))
     if command not in ("check", "compose") and set(notions) & RENYI:
         raise query.fail("notions", f"notions = {list(notions)!r:.60}: plrv {command} decides "
-                                    "the (ε, δ) notions; rdp and zcdp are decided by plrv "
+                                    "the (ε, δ) notions; the Rényi notions rdp and zcdp are "
+                                    "decided by plrv "
                                     "check", list(notions))
     partial_notions = [x for x in notions if NOTIONS[x].needs_model]
     relation_notions = [] if command == "reducible" else \
@@ -158,7 +162,7 @@ def _read(doc: Document, search_dir: Path | None, command: str,
     budget = _read_limits(doc, command)
 
     given_input = doc.table("input") if relation_notions else Table({}, "input", file)
-    if "input" in doc.raw and not relation_notions:
+    if "input" in doc.raw and needs_model:
         first = partial_notions[0] if partial_notions else "reducibility"
         raise query.fail("notions", "[input] and [neighbours] define the inputs of dp, rdp "
                                     f"and zcdp; {first} needs a data model: "
@@ -251,6 +255,9 @@ def _read_attacker(doc: Document, command: str, notions: tuple[str, ...], values
     """Knowledge, targets and pairs: read for the notions that condition on a target (known
     records only for apkdp and ppkdp, and Θ-reducibility; noiseless privacy has none)."""
     if not any(NOTIONS[x].needs_model for x in notions) and command != "reducible":
+        doc.explain(["attacker.pairs"], "pairs restricts the compared values of apkdp, ppkdp "
+                    "and noiseless; dp ranges over its neighbouring relation",
+                    'give it in [neighbours] (relation = "pairs") or ask for the other notions')
         doc.explain(["attacker"], f"[attacker] describes the attacker of apkdp, ppkdp and "
                                   f"noiseless; notions = {json.dumps(list(notions))} "
                                   f"would ignore it", "remove the table or ask for those notions")

@@ -32,7 +32,7 @@ def parse_symbolic(raw: Mapping, *, file: str | None = None, search_dir: Path | 
     if claim is not None:
         uses = {NOTION_OF[u] for u in parse_claim(claim).uses}
         notions = tuple(n for n in NOTIONS if n in uses)
-        asked_by = f"--claim {claim!r} (notions {', '.join(notions)})"
+        asked_by = f"--claim {claim!r}"
     return build_symbolic(raw, partial(parse_spec, file=file, search_dir=search_dir,
                                        command=command, notions=notions, asked_by=asked_by),
                           file=file)
