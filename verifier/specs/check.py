@@ -15,8 +15,11 @@ Tables and keys (every key checked by name; an unknown key is an error)::
     [limits]      the budgets of verifier.core.budget.CHECK_LIMITS, engine
 
 Every key is read by the typed readers of :mod:`verifier.specs.keys`; every problem is a
-:class:`SpecError` naming the file and the key. ``plrv family`` reads the same spec and
-refuses what it does not support (notions other than dp, an attacker, a data model).
+:class:`SpecError` naming the file and the key. Only what the requested notions need is read
+(a data model and an attacker for apkdp, ppkdp and noiseless — known records for apkdp and
+ppkdp only —, a relation for dp, rdp and zcdp), and a key present and never read is refused
+naming the command: the same spec serves ``check``, ``sweep``, ``curve``, ``family``,
+``prove``, ``reducible`` and ``compose``, each refusing what it does not apply.
 """
 
 from __future__ import annotations
@@ -125,8 +128,10 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
     check_kind(raw, command, file)
     check_tables(raw, _TABLES, file)
     doc = Document(raw, file)
-    doc.explain(("parameters",), f"plrv {command} reads a concrete spec",
-                "remove it, or use plrv check --at, plrv curve --at or plrv prove")
+    if "parameters" in raw:  # (verifier.symbolic.instance reads it, for the commands it serves)
+        raise SpecError(f"plrv {command} does not read [parameters] (it decides a concrete "
+                        "spec); remove it, or use plrv check --at, plrv curve --at or plrv "
+                        "prove", file=file, key="parameters", value=raw["parameters"])
     spec = _read(doc, search_dir, command, notions)
     asked = f"notions = {json.dumps(list(spec.notions))}"
     doc.finish(f"plrv {command} with {f'{asked_by} ({asked})' if asked_by else asked}")
