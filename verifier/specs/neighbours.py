@@ -105,11 +105,13 @@ def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple
         table.check("relation", (budget or Budget()).require_power, "databases", len(values),
                     records, f"relation = {name!r} enumerates the databases one by one")
     everything = inputs if inputs is not None else tuple(product(values, repeat=records))
-    domain = {} if inputs is not None else {"values": tuple(values), "records": records}
+
+    def over_data(relation: Relation) -> Relation:  # the databases, kept for the budget
+        return relation if inputs is not None else replace(relation, values=tuple(values),
+                                                           records=records)
     if name in ("linf", "l1"):
         distance = table.integer("distance", lo=1, default=1)
-        return replace(table.check("relation", vector_relation, name, distance, everything),
-                       **domain)
+        return over_data(table.check("relation", vector_relation, name, distance, everything))
     if name == "pairs":
         known = set(everything)
         pair = lambda v, k: list_of(v, k, lambda x, kk: tuple(list_of(  # noqa: E731
@@ -123,4 +125,4 @@ def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple
         return table.check("pairs", explicit_pairs, pairs)
     f = table.read("relation", lambda ref, k: load_function(ref, search_dir=search_dir,
                                                             name=k))
-    return replace(table.check("relation", predicate_relation, name, f, everything), **domain)
+    return over_data(table.check("relation", predicate_relation, name, f, everything))
