@@ -254,6 +254,8 @@ UNMOVED = {
     ("reducible", "query.delta"): "Definition 59 has no δ: the spec's claim is check's",
     ("reducible", "query.notions"): "Definition 59 compares attackers, whatever the notions",
     ("prove", "query.delta"): "prove decides --claim at the spec's ε; δ is check's claim",
+    ("prove", "query.notions"): "prove decides --claim's notions (the spec's widen what is "
+                                "read, as a prior for its apkdp beside a claim over dp)",
 }
 RENYI_KEYS = ("query.rho", "query.orders", "query.rdp_epsilon")
 

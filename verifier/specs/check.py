@@ -145,6 +145,9 @@ def _plural(notions: Sequence[str], verb: str) -> str:
 def _read(doc: Document, search_dir: Path | None, command: str,
           asked: Sequence[str] | None) -> Spec:
     file = doc.file
+    for name in ("data", "mechanism", "query"):  # missing tables named in this order
+        if name not in doc.raw and (name != "data" or "input" not in doc.raw):
+            doc.table(name, required=True)
     query = doc.table("query", required=True)
     spec_notions = read_notions(query)
     # a command's own notions (prove: its claim's) join the spec's: a key read by one of them
