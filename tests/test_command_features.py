@@ -7,15 +7,14 @@ change that must move the answer of a command that applies the key (the reason b
 Each cell runs the command on the base and on the changed spec and is classified by
 :func:`classify`: *honoured* (the answer moved, or a limit refused the work naming its key),
 *refused* (exit 2 naming the key), *dropped* (the same answer: the key was silently ignored),
-*internal* (a crash). Every cell must be honoured or refused.
+*accepted-unread* (a key no requested notion reads, answered as if absent), *internal* (a
+crash). Every cell must be honoured or refused (or listed in :data:`UNMOVED` with its reason).
 
 Some keys also get a second context, in which no requested notion reads them (a prior beside dp
 alone, known records beside noiseless alone, a relation beside apkdp alone): there the only
 right answer is a refusal.
 
-``python tests/test_command_features.py`` prints the matrix and its counts (the project's
-record of the count before and after the readers recorded what they read is in
-``docs/reference/spec-keys.md``).
+``python tests/test_command_features.py`` prints the matrix and its counts.
 """
 
 from __future__ import annotations
@@ -284,7 +283,7 @@ def _cases() -> list[tuple[str, str]]:
 
 
 def classify(command: str, key: str, folder: Path) -> tuple[str, str]:
-    """``(class, detail)`` of one cell: honoured, refused, dropped, wrong or internal."""
+    """``(class, detail)`` of one cell (see the module docstring)."""
     (folder / "feature_knowledge.py").write_text(
         "def records_0_1(db):\n    return (db[0], db[1])\n")
     name, _, _ = key.partition("@")
@@ -318,7 +317,7 @@ def classify(command: str, key: str, folder: Path) -> tuple[str, str]:
             return "refused" if "over the limit" not in line else "honoured", line
         return "refused-elsewhere", line
     if "@" in key:
-        return "wrong", given.stdout[:300]
+        return "accepted-unread", given.stdout[:300]
     if _untimed(given.stdout) != _untimed(plain.stdout):
         return "honoured", ""
     if (command, name) in UNMOVED:
