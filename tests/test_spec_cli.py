@@ -71,9 +71,11 @@ BAD = [
     ("bad-epsilon", RR.replace('"ln(2)"', '"log(2)"'), "query.epsilon",
      "epsilon = 'log(2)' is not an ε; write \"ln(q)\" with rational q ≥ 1, a rational number "
      "of nats such as \"1/2\", \"0\" or \"inf\""),
-    ("prior-total", RR.replace("values = [0, 1]", 'values = [0, 1]\nprior = ["1/2", "1/3"]'),
+    ("prior-total", RR.replace("values = [0, 1]", 'values = [0, 1]\nprior = ["1/2", "1/3"]')
+     .replace('["dp"]', '["noiseless"]'),
      "data.prior", "prior sums to 5/6, not 1"),
-    ("negative", RR.replace("values = [0, 1]", 'values = [0, 1]\nprior = ["3/2", "-1/2"]'),
+    ("negative", RR.replace("values = [0, 1]", 'values = [0, 1]\nprior = ["3/2", "-1/2"]')
+     .replace('["dp"]', '["noiseless"]'),
      "data.prior", "prior[1] = -1/2 is a negative weight"),
     ("unknown-notion", RR.replace('["dp"]', '["renyi"]'), "query.notions",
      "unknown notion 'renyi'; known notions: dp, apkdp, ppkdp, noiseless, rdp, zcdp"),

@@ -54,7 +54,7 @@ def prove(
         "--claim", "--every-epsilon", "--every-known-set", "--timeout", "--max-instances",
         "--json", "--certificate"})
     check_outputs(spec, **{"--certificate": (certificate, None)})
-    sym = load_symbolic(spec)
+    sym = load_symbolic(spec, claim=claim)  # the claim names the notions the spec is read for
     rep = run(sym, claim, every_epsilon=every_epsilon, every_known_set=every_known_set,
               timeout_ms=timeout * 1000, max_instances=max_instances)
     if certificate is not None:

@@ -61,7 +61,8 @@ def load_overridden(spec: Path, budget: int | None, budget_counts: int | None, e
     from verifier.specs.check import load_spec
 
     try:
-        s = load_spec(spec, command=command, at=at, query=query)
+        s = load_spec(spec, command=command, at=at, query=query, limits={  # read with the spec
+            k: v for k, v in (("databases", budget), ("combinations", budget_counts)) if v})
     except SpecError as exc:  # a bad --epsilon/--delta is named as the option, not the key
         name = (exc.key or "").removeprefix("query.")
         if query and name in query:

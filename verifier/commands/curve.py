@@ -120,7 +120,7 @@ def _load(spec: Path, at: str | None, query: dict, budget: int | None,
           budget_counts: int | None, engine: str | None):
     """The check spec at its point (``--at``; a sample point without it), with the overrides;
     the reader refuses noise mechanisms (infinitely many loss values) and the Rényi notions
-    (:data:`verifier.specs.features.SUPPORTED`)."""
+    (:func:`verifier.specs.check.parse_spec`)."""
     from verifier.specs.files import read_toml
 
     point = note = None

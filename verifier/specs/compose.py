@@ -44,9 +44,9 @@ from verifier.notions.composition.enclosure import ENCLOSURE_MODES
 from verifier.notions.composition.grid import Grid, parse_grid
 from verifier.notions.dp.neighbours import Relation, replace_one
 from verifier.notions.renyi.check import RenyiClaim
-from verifier.specs.check import load_spec, parse_spec
+from verifier.specs.check import parse_spec
 from verifier.specs.files import check_kind, check_tables, read_toml
-from verifier.specs.keys import Table, list_of, record_value, string
+from verifier.specs.keys import Document, Table, list_of, record_value, string
 from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 from verifier.specs.noise import is_noise_spec
 
@@ -99,12 +99,15 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
         raise SpecError(f"plrv compose does not compose kind {kind!r}: plrv check decides it",
                         file=file, key="mechanism.kind", value=kind)
     search_dir = Path(path).resolve().parent
-    comp = Table.of(raw, "composition", file)
+    doc = Document(raw, file)
+    comp = doc.table("composition")
     if "steps" in comp:
-        return _adaptive(raw, comp, file, search_dir)
+        spec = _adaptive(doc, comp, file, search_dir)
+        doc.finish("plrv compose with composition.steps")
+        return spec
     comp.only(COMPOSITION_KEYS - {"steps"}, "composition (with a [mechanism])")
     mode, grid = _options(comp)
-    limits = Table.of(raw, "limits", file)
+    limits = Table.of(raw, "limits", file)  # the check limits are parse_spec's to read
     for unused, why in _UNUSED_BY_MECHANISM.items():
         if unused in limits.raw:
             raise limits.fail(unused, f"{why}: it does not apply to --k runs of [mechanism]")
@@ -113,8 +116,9 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
     rest = {name: t for name, t in raw.items() if name != "composition"}
     if limits.raw:
         rest["limits"] = {k: v for k, v in limits.raw.items() if k not in _OWN_LIMITS}
-    plain = "composition" not in raw and not own_given(limits)
-    s = load_spec(path) if plain else parse_spec(rest, file=file, search_dir=search_dir)
+        if not rest["limits"]:
+            del rest["limits"]
+    s = parse_spec(rest, file=file, search_dir=search_dir, command="compose")
     if s.notions != ("dp",) and s.renyi is None:
         raise SpecError(f"notions = {list(s.notions)!r}: plrv compose composes dp, or rdp "
                         f'and zcdp; write notions = ["dp"]', file=file, key="query.notions",
@@ -130,10 +134,6 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
                        s.notions, s.renyi)
 
 
-def own_given(limits: Table) -> bool:
-    return any(k in limits.raw for k in _OWN_LIMITS)
-
-
 _TABLES: Mapping[str, set | None] = {
     "data": {"records", "values"},
     "input": INPUT_KEYS,
@@ -144,15 +144,16 @@ _TABLES: Mapping[str, set | None] = {
 }
 
 
-def _adaptive(raw: Mapping, comp: Table, file: str, search_dir: Path) -> ComposeSpec:
+def _adaptive(doc: Document, comp: Table, file: str, search_dir: Path) -> ComposeSpec:
+    raw = doc.raw
     if "mechanism" in raw:
         raise comp.fail("steps", "give either [mechanism] (composed --k times) or "
                                  "composition.steps (an adaptive composition), not both")
     check_tables(raw, _TABLES, file)
-    budget = budget_from_limits(Table.of(raw, "limits", file).raw, COMPOSE_LIMITS, file)
-    given_input = Table.of(raw, "input", file)
-    data = Table.of(raw, "data", file, required=not given_input.raw)
-    if given_input.raw and data.raw:
+    budget = budget_from_limits(doc.table("limits").rest(), COMPOSE_LIMITS, file)
+    given_input = doc.table("input")
+    data = doc.table("data", required=not given_input)
+    if given_input and data:
         raise SpecError("give either [input] (the inputs themselves) or [data], not both",
                         file=file, key="input", value=given_input.raw)
     inputs = None
@@ -164,10 +165,10 @@ def _adaptive(raw: Mapping, comp: Table, file: str, search_dir: Path) -> Compose
         data.check("values", budget.check_values, values)
         n = data.integer("records", lo=1, missing="missing: the number of records n")
         data.check("records", budget.check_records, n)
-    neighbours = Table.of(raw, "neighbours", file)
-    relation = (read_relation(neighbours, values, n, inputs, search_dir)
-                if inputs is not None or neighbours.raw else replace_one(values, n))
-    query = Table.of(raw, "query", file, required=True)
+    neighbours = doc.table("neighbours")
+    relation = (read_relation(neighbours, values, n, inputs, search_dir, budget)
+                if inputs is not None or neighbours else replace_one(values, n))
+    query = doc.table("query", required=True)
     eps = query.read("epsilon", parse_epsilon, missing='missing: the claimed ε, e.g. "ln(2)"')
     delta = query.rational("delta", "0", probability)
     notions = query.list_of("notions", string, ["dp"])

@@ -26,7 +26,7 @@ from verifier.core.binary64 import F64, f64, is_f64_table
 from verifier.core.errors import NO_VALUE, InvalidArgument, SpecError, VerifierError
 from verifier.core.numbers import boolean
 
-__all__ = ["Table", "MISSING", "boolean", "string", "list_of", "record_value", "show",
+__all__ = ["Table", "Document", "MISSING", "boolean", "string", "list_of", "record_value", "show",
            "integer_value", "anything", "doubles"]
 
 T = TypeVar("T")
@@ -116,16 +116,29 @@ def doubles(doc: object, prefix: str = "") -> tuple[tuple[str, F64], ...]:
 
 
 class Table:
-    """One table of a spec (``name``), read key by key; errors name ``name.key``."""
+    """One table of a spec (``name``), read key by key; errors name ``name.key``.
+
+    The table records every key it is asked about (:meth:`read` and the typed readers,
+    :meth:`given`, ``key in table``, :meth:`get`): a key present and never read is one the
+    command does not apply, and :meth:`finish` refuses it — so no reader keeps a list of the
+    keys it honours beside the code that reads them. :attr:`raw` is the untracked mapping,
+    for messages only.
+    """
 
     def __init__(self, raw: Mapping, name: str, file: str | None):
         self.raw = raw
         self.name = name
         self.file = file
+        self._seen: set[str] = set()
+        self._children: list[Table] = []
+        self._why: dict[str, tuple[str, str]] = {}
 
     @staticmethod
-    def of(doc: Mapping, name: str, file: str | None, required: bool = False) -> Table:
+    def of(doc: Mapping | Document, name: str, file: str | None,
+           required: bool = False) -> Table:
         """The table ``name`` of a spec document (an empty one when absent and optional)."""
+        if isinstance(doc, Document):
+            return doc.table(name, required)
         if name not in doc:
             if required:
                 raise SpecError("this table is missing", file=file, key=f"[{name}]")
@@ -143,16 +156,61 @@ class Table:
         return SpecError(message, file=self.file, key=self.key(key), value=value)
 
     def __contains__(self, key: str) -> bool:
-        return key in self.raw
+        if key in self.raw:
+            self._seen.add(key)
+            return True
+        return False
+
+    def __bool__(self) -> bool:
+        """Whether the table has any key (reads none)."""
+        return bool(self.raw)
 
     def given(self, *keys: str) -> list[str]:
-        return [k for k in keys if k in self.raw]
+        return [k for k in keys if k in self]
+
+    def get(self, key: str, default: object = None) -> Any:
+        """The raw value of ``key`` (``default`` when absent), recorded as read."""
+        return self.raw[key] if key in self else default
+
+    def rest(self, *exclude: str) -> dict:
+        """Every key but ``exclude`` with its raw value, all recorded as read (a table whose
+        keys another validator checks, e.g. a mechanism's parameters)."""
+        out = {k: v for k, v in self.raw.items() if k not in exclude}
+        self._seen.update(out)
+        return out
+
+    def child(self, raw: Mapping, name: str) -> Table:
+        """A nested table (``data.models[0]``), whose unread keys :meth:`finish` also
+        refuses."""
+        t = Table(raw, name, self.file)
+        self._children.append(t)
+        return t
+
+    def explain(self, keys: Collection[str], why: str, remedy: str = "remove it") -> None:
+        """Why ``keys`` are not read, and what to do (for the message of :meth:`finish`, if
+        they are given)."""
+        for k in keys:
+            self._why.setdefault(k, (why, remedy))
+
+    def unread(self) -> list[tuple[str, tuple[str, str] | None]]:
+        """``(dotted key, (why, remedy) or None)`` of every key present and never read,
+        nested tables too."""
+        out = [(self.key(k), self._why.get(k)) for k in self.raw if k not in self._seen]
+        for c in self._children:
+            out += c.unread()
+        return out
+
+    def finish(self, command: str) -> None:
+        """Refuse the first key present and never read: ``command`` (``plrv check with
+        notions = ["dp"]``) does not apply it."""
+        for key, why in self.unread():
+            raise _unread(self.file, key, command, why, _dotted(self.raw, key, self.name))
 
     def read(self, key: str, reader: Callable[[object, str], T], default: Any = MISSING,
              missing: str = "missing") -> T:
         """``reader(value, key)``; a :class:`VerifierError` becomes a :class:`SpecError` at
         this key. A missing key is the error ``missing`` unless a ``default`` is given."""
-        if key not in self.raw:
+        if key not in self:
             if default is MISSING:
                 raise self.fail(key, missing)
             return default
@@ -199,8 +257,97 @@ class Table:
             raise self.fail(key, str(exc), self.raw.get(key, NO_VALUE)) from None
 
     def only(self, allowed: Collection[str], what: str | None = None) -> None:
-        """Refuse any key not in ``allowed``."""
+        """Refuse any key not in ``allowed`` (an unknown name; a known key the command does
+        not apply is refused by :meth:`finish`)."""
         for k in self.raw:
             if k not in allowed:
                 raise self.fail(k, f"unknown key; {what or self.name} takes "
                                    f"{', '.join(sorted(allowed))}", self.raw[k])
+
+
+def _dotted(raw: Mapping, key: str, prefix: str) -> object:
+    """The value at ``key`` (a dotted key under ``prefix``) for a message, if plain."""
+    rest = key[len(prefix) + 1:] if key.startswith(prefix + ".") else ""
+    return raw.get(rest, NO_VALUE) if rest in raw else NO_VALUE
+
+
+def _unread(file: str | None, key: str, command: str, why: tuple[str, str] | None,
+            value: object) -> SpecError:
+    reason, remedy = why or ("", "remove it")
+    shown = key if "." in key or "[" in key else f"[{key}]"
+    return SpecError(f"{command} does not read {shown}{f' ({reason})' if reason else ''}; "
+                     f"{remedy}", file=file, key=key, value=value)
+
+
+class Document:
+    """A whole spec, read table by table: it records the tables asked for (:meth:`table`,
+    ``name in doc``, :meth:`get`) and :meth:`finish` refuses any table or key present and
+    never read — the one check that a spec's every key is applied or refused.
+
+    >>> doc = Document({"data": {"records": 2, "prior": [1]}}, "spec.toml")
+    >>> doc.table("data").integer("records")
+    2
+    >>> doc.finish("plrv check")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    verifier.core.errors.SpecError: spec.toml: data.prior: plrv check does not read ...
+    """
+
+    def __init__(self, raw: Mapping, file: str | None):
+        self.raw = raw
+        self.file = file
+        self._tables: dict[str, Table] = {}
+        self._seen: set[str] = set()
+        self._why: dict[str, tuple[str, str]] = {}
+
+    def __contains__(self, name: str) -> bool:
+        if name in self.raw:
+            self._seen.add(name)
+            return True
+        return False
+
+    def get(self, name: str, default: object = None) -> Any:
+        """The raw value of the top-level ``name``, recorded as read (its keys, if a table,
+        too: a table taken whole is checked by whoever reads it)."""
+        return self.raw[name] if name in self else default
+
+    def table(self, name: str, required: bool = False) -> Table:
+        """The table ``name`` (an empty one when absent and optional), tracked."""
+        if name in self._tables:
+            return self._tables[name]
+        t = Table.of(self.raw, name, self.file, required)
+        self._seen.add(name)
+        if name in self.raw:
+            self._tables[name] = t
+        return t
+
+    def explain(self, names: Collection[str], why: str, remedy: str = "remove it") -> None:
+        """Why the tables or dotted keys ``names`` are not read, and what to do, for
+        :meth:`finish`."""
+        for n in names:
+            self._why.setdefault(n, (why, remedy))
+
+    def unread(self) -> list[tuple[str, tuple[str, str] | None]]:
+        """``(dotted key or table, (why, remedy) or None)`` of everything present and never
+        read."""
+        out: list[tuple[str, tuple[str, str] | None]] = []
+        for name in self.raw:
+            if name in self._tables:
+                for key, why in self._tables[name].unread():
+                    out.append((key, why or self._why.get(key) or self._why.get(name)))
+            elif name not in self._seen:
+                table = self.raw[name]
+                keys = [f"{name}.{k}" for k in table] if isinstance(table, Mapping) and \
+                    table else [name]
+                out += [(k, self._why.get(k) or self._why.get(name)) for k in keys]
+        return out
+
+    def finish(self, command: str) -> None:
+        """Refuse the first table or key present and never read, naming ``command`` (e.g.
+        ``plrv check with notions = ["dp"]``)."""
+        for key, why in self.unread():
+            table, _, rest = key.partition(".")
+            value = self.raw.get(table, NO_VALUE)
+            if rest and isinstance(value, Mapping):
+                value = value.get(rest.split("[")[0], NO_VALUE)
+            raise _unread(self.file, key, command, why, value)

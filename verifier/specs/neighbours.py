@@ -16,9 +16,11 @@ Definition 2), or ``linf`` with distance 1 for ``[input]`` vectors.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import product
 from pathlib import Path
 
+from verifier.core.budget import Budget
 from verifier.model.user_code import load_function
 from verifier.notions.dp.neighbours import (
     RELATIONS,
@@ -73,9 +75,11 @@ def read_input(table: Table) -> tuple[tuple, int, tuple[tuple, ...]]:
 
 
 def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple, ...] | None,
-                  search_dir: Path | None) -> Relation:
+                  search_dir: Path | None, budget: Budget | None = None) -> Relation:
     """The relation of a ``[neighbours]`` table over ``inputs`` (``[input]`` vectors) or, when
-    ``inputs`` is None, the databases of ``records`` records over ``values``."""
+    ``inputs`` is None, the databases of ``records`` records over ``values`` — enumerated
+    within ``budget``'s ``databases`` limit (``limits.databases``), which the relation keeps
+    (its ``values`` and ``records``) so that a lower limit given later applies too."""
     if inputs is not None and "relation" not in table:
         raise table.fail("relation", "missing: [input] gives vectors, which replace-one (the "
                                      "default, over databases) does not compare; name the "
@@ -90,21 +94,24 @@ def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple
              and not (k == "pairs" and name == "pairs")]
     if extra:
         raise table.fail(extra[0], f"relation = {name!r} takes no {extra[0]}",
-                         table.raw[extra[0]])
+                         table.get(extra[0]))
     if name in ("replace-one", "add-remove-one"):
         if inputs is not None:
             raise table.fail("relation", f"relation = {name!r} compares databases: give "
                                          f"[data] records and values instead of [input]", name)
         build = replace_one if name == "replace-one" else add_remove_one
         return table.check("relation", build, values, records)
-    if inputs is None and records * max(1, (len(values) - 1).bit_length()) > 20:
-        raise table.fail("relation", f"relation = {name!r} enumerates the databases one by "
-                                     f"one: {len(values)}^{records} is too many (at most "
-                                     f"2^20); use fewer records or values", name)
+    if inputs is None:
+        table.check("relation", (budget or Budget()).require_power, "databases", len(values),
+                    records, f"relation = {name!r} enumerates the databases one by one")
     everything = inputs if inputs is not None else tuple(product(values, repeat=records))
+
+    def over_data(relation: Relation) -> Relation:  # the databases, kept for the budget
+        return relation if inputs is not None else replace(relation, values=tuple(values),
+                                                           records=records)
     if name in ("linf", "l1"):
         distance = table.integer("distance", lo=1, default=1)
-        return table.check("relation", vector_relation, name, distance, everything)
+        return over_data(table.check("relation", vector_relation, name, distance, everything))
     if name == "pairs":
         known = set(everything)
         pair = lambda v, k: list_of(v, k, lambda x, kk: tuple(list_of(  # noqa: E731
@@ -118,4 +125,4 @@ def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple
         return table.check("pairs", explicit_pairs, pairs)
     f = table.read("relation", lambda ref, k: load_function(ref, search_dir=search_dir,
                                                             name=k))
-    return table.check("relation", predicate_relation, name, f, everything)
+    return over_data(table.check("relation", predicate_relation, name, f, everything))

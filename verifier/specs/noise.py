@@ -31,7 +31,7 @@ from verifier.model.expnoise import NOISE_KINDS, ExpNoise, discrete_gaussian, di
 from verifier.model.expnoise_zoo import ZOO_KINDS
 from verifier.notions.renyi.check import RenyiClaim
 from verifier.specs.files import check_kind
-from verifier.specs.keys import MISSING, Table, doubles, integer_value
+from verifier.specs.keys import MISSING, Document, doubles, integer_value
 from verifier.specs.noise_zoo import ChoiceProblem, read_choice_spec, read_coordinate_spec
 from verifier.specs.renyi import RENYI_KEYS, read_notions, read_renyi
 
@@ -74,16 +74,18 @@ def read_noise_spec(raw: Mapping, file: str | None, command: str
                         file=file, key="mechanism.kind", value=kind)
     check_kind(raw, "check", file)
     for name in raw:
-        if name not in ("data", "mechanism", "query", "kind"):
+        if name not in ("data", "mechanism", "query"):
             raise SpecError(f"a {kind} spec is decided for dp under replace-one neighbours of "
                             f"[data]; [{name}] is not applied to it: remove it", file=file,
                             key=f"[{name}]", value=raw[name])
-    data = Table.of(raw, "data", file, required=True)
+    doc = Document(raw, file)
+    data = doc.table("data", required=True)
     data.only({"records", "values"}, "[data] of a noise spec")
-    mech = Table.of(raw, "mechanism", file, required=True)
+    mech = doc.table("mechanism", required=True)
     param = _PARAMETER[kind]
     mech.only({"kind", param, "lo", "hi"}, f"kind {kind!r}")
-    query = Table.of(raw, "query", file, required=True)
+    mech.string("kind")
+    query = doc.table("query", required=True)
     query.only({"epsilon", "delta", "notions", *RENYI_KEYS})
 
     values = tuple(data.list_of("values", integer_value,
@@ -96,7 +98,7 @@ def read_noise_spec(raw: Mapping, file: str | None, command: str
     hi = mech.read("hi", integer_value, None)
     if param not in mech:
         raise mech.fail(param, f"missing: kind {kind!r} needs {param}")
-    noise = mech.check(param, build, mech.raw[param], lo, hi)
+    noise = mech.check(param, build, mech.get(param), lo, hi)
     notions = read_notions(query)
     renyi = read_renyi(query, notions)
     if renyi is None:
@@ -117,4 +119,5 @@ def read_noise_spec(raw: Mapping, file: str | None, command: str
                                         "ask for zcdp (bounded by post-processing)",
                              list(notions))
         eps, delta = parse_epsilon(0), mpq(0)  # the conversion points are in the claim
+    doc.finish(f"plrv {command} with {kind} noise and notions = {list(notions)}")
     return NoiseProblem(file, values, records, noise, eps, delta, doubles(raw), notions, renyi)

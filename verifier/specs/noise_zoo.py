@@ -41,7 +41,7 @@ from verifier.model.expnoise_vector import (
 )
 from verifier.model.expnoise_zoo import NoisyChoice, above_threshold, noisy_max
 from verifier.notions.dp.neighbours import Relation
-from verifier.specs.keys import MISSING, Table, doubles, list_of, string
+from verifier.specs.keys import MISSING, Document, Table, doubles, list_of, string
 from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 
 __all__ = ["ChoiceProblem", "read_choice_spec", "read_coordinate_spec"]
@@ -73,8 +73,10 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
         raise SpecError(f"plrv {command} does not decide {kind} with discrete Laplace noise; "
                         f"plrv check does", file=file, key="mechanism.kind", value=kind)
     _tables(raw, file, kind)
-    mech = Table.of(raw, "mechanism", file, required=True)
+    doc = Document(raw, file)
+    mech = doc.table("mechanism", required=True)
     mech.only(_KEYS[kind], f"kind {kind!r}")
+    mech.string("kind")
     noise = mech.string("noise", missing='missing: noise = "discrete_laplace"')
     if noise != "discrete_laplace":
         raise mech.fail("noise", f"{kind} is decided with noise = \"discrete_laplace\" (its "
@@ -101,7 +103,7 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
         compare = mech.read("compare", lambda v, k: string(v, k, (">=", ">")), ">=")
         choice = mech.check("threshold_scale", above_threshold, scale, t_scale, threshold,
                             compare == ">", value)
-    return _problem(raw, file, kind, choice)
+    return _problem(doc, kind, choice)
 
 
 def _release(mech: Table) -> tuple[int, int] | None:
@@ -110,7 +112,7 @@ def _release(mech: Table) -> tuple[int, int] | None:
     if release == "index":
         for key in mech.given("lo", "hi"):
             raise mech.fail(key, 'clamps the released noisy value: give it with release = '
-                                 '"index_and_value", or remove it', mech.raw[key])
+                                 '"index_and_value", or remove it', mech.get(key))
         return None
     return (mech.integer("lo", missing='missing: release = "index_and_value" clamps the '
                                        'value to [lo, hi]'),
@@ -126,42 +128,46 @@ def read_coordinate_spec(raw: Mapping, file: str | None, command: str) -> Choice
         raise SpecError(f"plrv {command} does not decide {kind} noise; plrv check does",
                         file=file, key="mechanism.kind", value=kind)
     _tables(raw, file, kind)
-    mech = Table.of(raw, "mechanism", file, required=True)
+    doc = Document(raw, file)
+    mech = doc.table("mechanism", required=True)
     for key in mech.given("lo", "hi"):
         raise mech.fail(key, "noise on each coordinate of [input] vectors is decided without "
-                             "a clamp: remove lo and hi", mech.raw[key])
+                             "a clamp: remove lo and hi", mech.get(key))
     param = "scale" if kind == "discrete_laplace" else "sigma"
     mech.only({"kind", param}, f"kind {kind!r} over [input] vectors")
+    mech.string("kind")
     value = mech.rational(param, check=positive, missing=f"missing: kind {kind!r} needs "
                                                          f"{param}")
     if kind == "discrete_gaussian":
-        return _problem(raw, file, kind, coordinate_gaussian(value))
-    return _problem(raw, file, kind, coordinate_laplace(value))
+        return _problem(doc, kind, coordinate_gaussian(value))
+    return _problem(doc, kind, coordinate_laplace(value))
 
 
 def _tables(raw: Mapping, file: str | None, kind: str) -> None:
     for name in raw:
-        if name not in ("input", "neighbours", "mechanism", "query", "limits", "kind"):
+        if name not in ("input", "neighbours", "mechanism", "query", "limits"):
             raise SpecError(f"a {kind} spec over [input] vectors is decided for dp under their "
                             f"[neighbours]; [{name}] is not applied to it: remove it",
                             file=file, key=f"[{name}]", value=raw[name])
 
 
-def _problem(raw: Mapping, file: str | None, kind: str,
+def _problem(doc: Document, kind: str,
              choice: NoisyChoice | CoordinateNoise | CoordinateGaussian) -> ChoiceProblem:
-    """The relation over the ``[input]`` vectors and the claim of ``[query]``."""
-    inputs = Table.of(raw, "input", file, required=True)
+    """The relation over the ``[input]`` vectors and the claim of ``[query]``; every key
+    present is read here or refused (:meth:`~verifier.specs.keys.Document.finish`)."""
+    file = doc.file
+    inputs = doc.table("input", required=True)
     inputs.only(INPUT_KEYS)
-    neighbours = Table.of(raw, "neighbours", file)
+    neighbours = doc.table("neighbours")
     neighbours.only(NEIGHBOURS_KEYS)
-    named = neighbours.raw.get("relation")
+    named = neighbours.raw.get("relation")  # checked here, read by read_relation
     if isinstance(named, str) and ":" in named:
         raise neighbours.fail("relation", "a predicate relation runs user code, which a "
                                           f"{kind} spec does not load: use linf, l1 or pairs",
                               named)
     values, _, xs = read_input(inputs)
     relation = read_relation(neighbours, values, 0, xs, None)
-    query = Table.of(raw, "query", file, required=True)
+    query = doc.table("query", required=True)
     query.only({"epsilon", "delta", "notions"})
     notions = query.read("notions", lambda v, k: list_of(v, k, string), ["dp"])
     if notions != ["dp"]:
@@ -169,7 +175,8 @@ def _problem(raw: Mapping, file: str | None, kind: str,
                                     f'dp: write notions = ["dp"]', notions)
     eps = query.read("epsilon", parse_epsilon, MISSING)
     delta = query.rational("delta", check=probability)
-    limits = Table.of(raw, "limits", file)
+    limits = doc.table("limits")
     limits.only({"work"}, f"[limits] of a {kind} spec")
-    budget = budget_from_limits(limits.raw, ("work",), file)
-    return ChoiceProblem(file, choice, relation, eps, delta, doubles(raw), budget)
+    budget = budget_from_limits(limits.rest(), ("work",), file)
+    doc.finish(f'plrv check with {kind} noise and notions = ["dp"]')
+    return ChoiceProblem(file, choice, relation, eps, delta, doubles(doc.raw), budget)

@@ -52,7 +52,7 @@ from verifier.pso.success import (
     baseline,
 )
 from verifier.specs.files import check_kind, check_tables, read_toml
-from verifier.specs.keys import Table, anything, list_of, record_value, string
+from verifier.specs.keys import Document, Table, anything, list_of, record_value, string
 
 __all__ = ['PSOSpec', 'load_pso_spec']
 
@@ -84,14 +84,15 @@ def load_pso_spec(path: str | Path) -> PSOSpec:
     check_kind(raw, "pso", file)
     check_tables(raw, _KEYS, file)
     search_dir = Path(path).resolve().parent
-    u = Table.of(raw, "universe", file, required=True)
-    rows, limits = Table.of(raw, "rows", file, required=True), Table.of(raw, "limits", file)
-    m = Table.of(raw, "mechanism", file, required=True)
-    a, c = Table.of(raw, "adversary", file), Table.of(raw, "claim", file)
+    doc = Document(raw, file)
+    u = doc.table("universe", required=True)
+    rows, limits = doc.table("rows", required=True), doc.table("limits")
+    m = doc.table("mechanism", required=True)
+    a, c = doc.table("adversary"), doc.table("claim")
 
     universe = _universe(u)
     n = rows.integer("n", lo=1, missing="missing: the number of rows n")
-    budget = budget_from_limits(limits.raw, PSO_LIMITS, file)
+    budget = budget_from_limits(limits.rest(), PSO_LIMITS, file)
     rows.check("n", budget.check_records, n, "rows.n")  # before anything of size n exists
     kind = m.string("kind", MECHANISMS, missing="missing: name the mechanism kind")
     m.only({"kind", *_MECHANISM_KEYS[kind]}, f"mechanism kind {kind!r}")
@@ -104,11 +105,12 @@ def load_pso_spec(path: str | Path) -> PSOSpec:
     if at_most is not None and at_least is not None and at_least > at_most:
         raise a.fail("weight_at_least", f"weight_at_least = {at_least} is above weight_at_most "
                                         f"= {at_most}: no predicate weight is admissible",
-                     a.raw["weight_at_least"])
+                     a.get("weight_at_least"))
     admissible = Admissible(at_most, at_least)
     attack = _attack(akind, a, universe, m, n, admissible, search_dir, budget)
     factor = c.rational("factor", mpq(1), nonnegative)
     slack = c.rational("slack", mpq(0), nonnegative)
+    doc.finish(f"plrv pso with mechanism kind {kind!r} and adversary kind {akind!r}")
     return PSOSpec(universe, n, mech, akind, attack, admissible, factor, slack, budget)
 
 
@@ -122,7 +124,7 @@ def _universe(u: Table) -> Universe:
     else:
         vals = u.read("values", lambda v, k: list_of(v, k, record_value))
         if len(set(vals)) != len(vals):
-            raise u.fail("values", f"values = {vals!r:.60} repeats a value", u.raw["values"])
+            raise u.fail("values", f"values = {vals!r:.60} repeats a value", u.get("values"))
         size = len(vals)
     weights = u.list_of("weights", anything, None, length=size) if "weights" in u else None
     if "bits" in u:

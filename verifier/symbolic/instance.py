@@ -186,7 +186,9 @@ def _models(base: CheckProblem, body: Mapping, expressions: Mapping[tuple, Eleme
                 weights[tuple(db)] = weights.get(tuple(db), params.field.zero) + w
             out.append({db: w for db, w in weights.items() if w != 0})
             continue
-        assert isinstance(model, IndependentData)
+        assert isinstance(model, IndependentData)  # the reader builds no other model
+        base.budget.require_power("databases", len(model.values), model.n,
+                                  "the databases of θ, enumerated with symbolic weights")
         rows = []
         for j, prior in enumerate(model.priors):
             row = {}

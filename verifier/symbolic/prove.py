@@ -25,7 +25,7 @@ from itertools import combinations
 
 from gmpy2 import mpq
 
-from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.errors import BudgetExceeded, InvalidArgument, SpecError
 from verifier.core.numbers import format_rational
 from verifier.engines.joint import check_targets
 from verifier.model.knowledge import Knowledge, known_indices
@@ -107,6 +107,10 @@ def prove(sym: SymbolicSpec, claim: str | Claim, *, every_epsilon: bool = False,
     over dp alone has one instance (dp reads no target or attacker); more than
     ``max_instances`` instances are refused before the first is decided."""
     c = claim if isinstance(claim, Claim) else parse_claim(claim)
+    if c.uses - {"dp"} and sym.base.model is None:  # apk, ppk and noiseless need θ
+        raise SpecError(f"--claim {c.text!r} reads {', '.join(sorted(c.uses - {'dp'}))}, "
+                        f"which need a data model: give prior, priors, or support and weights",
+                        file=sym.path, key="data.prior")
     rate = sym.base.epsilon.rate
     if rate is None and not every_epsilon:
         raise InvalidArgument(f"epsilon = {sym.base.epsilon}: a proof needs ε = ln(q) (so that "

@@ -47,7 +47,8 @@ def recheck(sym: SymbolicSpec, claim: Claim, point: Mapping[str, mpq], rate: mpq
     partial = any(n != "dp" for n in names)
     analysis = analyse(spec.mechanism, values=spec.values, records=spec.records,
                        models=spec.model if partial else None, knowledge=know, targets=target,
-                       pairs=spec.pairs, relation=spec.relation, budget=spec.budget)
+                       pairs=spec.pairs, relation=spec.relation, budget=spec.budget,
+                       engine=spec.engine)
     report = analysis.report([NOTION_OF[n] for n in names], eps, "0")
     deltas = {n: report.results[NOTION_OF[n]].delta.value for n in names}
     witnesses = {n: dict(report.results[NOTION_OF[n]].witness) for n in names}

@@ -26,7 +26,7 @@ from typing import Any
 import sympy  # type: ignore[import-untyped]
 from gmpy2 import mpq
 
-from verifier.core.errors import VerifierError
+from verifier.core.errors import SpecError, VerifierError
 from verifier.core.numbers import format_rational
 from verifier.engines.choice import joint_tables
 from verifier.engines.joint import check_targets
@@ -75,6 +75,9 @@ def _targets(sym: SymbolicSpec, targets: Sequence[int] | None) -> tuple[int, ...
 def decide_reducible(sym: SymbolicSpec, knowledges: Sequence[Knowledge] | None = None,
                      targets: Sequence[int] | None = None) -> Reducibility:
     """Decide Definition 59 for the spec (for every admissible parameter value)."""
+    if sym.base.model is None:  # no θ: nothing to compare, and nothing to call reducible
+        raise SpecError("Θ-reducibility needs a data model: give prior, priors, or support "
+                        "and weights", file=sym.path, key="data.prior")
     knows = tuple(knowledges) if knowledges is not None else knowledges_of(sym)
     idx = _targets(sym, targets)
     if not sym.parameters.items:
@@ -118,8 +121,11 @@ def _exact(sym: SymbolicSpec, point: Mapping[str, mpq], knows: Sequence[Knowledg
     certs = []
     for k, model in enumerate(models):
         for know in knows:
-            assert model is not None  # a spec with notions needing tables has a model
-            tables, _ = joint_tables(model, spec.mechanism, know, list(idx))
+            if model is None:
+                raise SpecError("Θ-reducibility needs a data model: give prior, priors, or "
+                                "support and weights", file=spec.path, key="data.prior")
+            tables, _ = joint_tables(model, spec.mechanism, know, list(idx), spec.budget,
+                                     spec.engine)
             for i in idx:
                 jt = tables[i]
                 bijections = certificate(jt)

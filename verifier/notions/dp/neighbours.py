@@ -53,9 +53,11 @@ Input = tuple
 class Relation:
     """A neighbouring relation: its name, and the inputs or databases it ranges over.
 
-    ``values`` and ``records`` describe databases (``replace-one``, ``add-remove-one``);
-    ``inputs`` lists the inputs of the other relations; ``related(x, y)`` decides ``x ~ y``
-    for ``linf``, ``l1`` and a predicate; ``pairs`` lists them for ``pairs``.
+    ``values`` and ``records`` describe databases (``replace-one``, ``add-remove-one``, and
+    the other relations when their inputs are databases: enumerated within the budget's
+    ``databases`` limit); ``inputs`` lists the inputs of the other relations;
+    ``related(x, y)`` decides ``x ~ y`` for ``linf``, ``l1`` and a predicate; ``pairs``
+    lists them for ``pairs``.
     """
 
     name: str
@@ -244,6 +246,9 @@ def _ordered_pairs(relation: Relation, budget: Budget) -> Iterator[tuple[Input, 
         yield from relation.pairs
         return
     xs = relation.inputs
+    if relation.records:  # the inputs are the databases of records records over values
+        budget.require_power("databases", len(relation.values), relation.records,
+                             f"{relation.name}: databases of n records")
     budget.require("work", len(xs) * len(xs), f"dp over {relation.name}: ordered pairs of "
                                               f"{format_size(len(xs))} inputs")
     related = relation.related
