@@ -582,18 +582,13 @@ def _schema(name: str):
     return Draft202012Validator(json.loads((ROOT / "schemas" / f"{name}.v1.json").read_text()))
 
 
-def test_compose_says_the_sample_point(specs):
-    # randomized response t, sampled at t = 9/14: two runs put (9/14)² on the output (0, 0)
-    # against (5/14)², so δ at ln 3 = 81/196 − 3·25/196 = 6/196 = 3/98
-    run = runner.invoke(app, ["compose", specs["rrp"], "--k", "2"])
-    out = json.loads(run.stdout)
-    assert (run.exit_code, out["tight_delta"]) == (1, "3/98")
-    assert out["parameters"].startswith("composed at the sample point t = 9/14 ")
-    _schema("compose-output").validate(out)
-    run = runner.invoke(app, ["compose", specs["rrzp"], "--k", "2"])
-    out = json.loads(run.stdout)
-    assert out["parameters"].startswith("composed at the sample point t = 9/14 ")
-    _schema("compose-output").validate(out)
+def test_compose_refuses_parameters(specs):
+    # plrv compose has no --at: a spec with [parameters] is refused naming the table, in both
+    # routes (dp and zcdp), rather than composed at a point the user did not choose
+    for spec in ("rrp", "rrzp"):
+        run = runner.invoke(app, ["compose", specs[spec], "--k", "2"])
+        assert run.exit_code == 2
+        assert "parameters" in run.stderr and len(run.stderr.strip().splitlines()) == 1
 
 
 def test_compose_without_parameters_says_nothing_of_them(specs):

@@ -78,35 +78,13 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
              "--max-values": max_values}
     typed = {option: value for option, value in given.items() if value not in (None, False)}
     s = load_compose_spec(path)
-    note = sample_point_note(path)
     if s.renyi is not None:
         refuse_options("plrv compose of rdp and zcdp", typed, RENYI, _RENYI_WHY)
-        out, holds = _renyi(s, k)
-        return out | ({"parameters": note} if note else {}), holds
+        return _renyi(s, k)
     refuse_options("plrv compose", typed, DP if s.mechanism is not None else STEPS,
                    {"--accounting": "it compares k runs of one mechanism, not "
                                     "composition.steps"})
-    out, holds = _dp(s, k, accounting, interval, enclosure, grid, chosen_grid, max_values)
-    return out | ({"parameters": note} if note else {}), holds
-
-
-def sample_point_note(path: Path) -> str | None:
-    """What plrv compose says of a spec with [parameters]: it was read at the sample point
-    (None for a spec without parameters)."""
-    from verifier.core.errors import SpecError
-    from verifier.core.numbers import format_rational
-    from verifier.specs.files import read_toml
-    from verifier.symbolic.parameters import read_parameters
-
-    raw = read_toml(path)
-    if "parameters" not in raw:
-        return None
-    params = read_parameters(raw["parameters"],
-                             lambda key, msg: SpecError(msg, file=str(path), key=key))
-    return ("composed at the sample point "
-            + ", ".join(f"{k} = {format_rational(v)}" for k, v in params.sample_point().items())
-            + " of [parameters] (plrv compose takes no --at; plrv prove decides claims for "
-              "every value)")
+    return _dp(s, k, accounting, interval, enclosure, grid, chosen_grid, max_values)
 
 
 def _dp(s: ComposeSpec, k: int | None, accounting: bool, interval: str, enclosure: str | None,
