@@ -46,14 +46,15 @@ from verifier.notions.renyi.conversions import (
 )
 from verifier.notions.renyi.divergence import Renyi, ScaledLog, Terms, check_order, moment, terms_of
 from verifier.notions.renyi.zcdp import sup_ratio_sum
-from verifier.notions.result import Case
+from verifier.notions.result import VACUOUS_RELATION_NOTE, Case
 
-__all__ = ["RenyiClaim", "OrderValue", "RdpResult", "ZcdpResult", "RenyiReport",
+__all__ = ["VACUOUS", "RenyiClaim", "OrderValue", "RdpResult", "ZcdpResult", "RenyiReport",
            "distinct_pairs", "rdp_result", "zcdp_result", "renyi_report", "check_renyi",
            "make_claim",
            "RENYI_NOTIONS"]
 
 RENYI_NOTIONS = ("rdp", "zcdp")
+VACUOUS = {"note": VACUOUS_RELATION_NOTE}  # the witness when the relation has no pair
 
 
 @dataclass(frozen=True)
@@ -187,11 +188,13 @@ def rdp_result(pairs: Sequence[tuple[Mapping, Terms | None]], cases: int, claim:
             if worst is None or v.compare(worst) > 0:
                 worst, label = v, lab
         if worst is None:  # no pair: the relation is empty, every divergence bound holds
-            worst = Renyi.of_moment(a, mpq(1))
+            worst, label = Renyi.of_moment(a, mpq(1)), VACUOUS
         bound = claim.bound(i)
         rows.append(OrderValue(a, worst, bound, worst.at_most(bound), label))
+    # no pair: nothing to convert (δ = 0 at every ε, vacuously)
     return RdpResult(tuple(rows), all(r.holds for r in rows), cases,
-                     rdp_conversions([r.value for r in rows], at_epsilon, at_delta))
+                     rdp_conversions([r.value for r in rows], at_epsilon, at_delta)
+                     if pairs else ())
 
 
 def rdp_conversions(values: Sequence[Renyi], at_epsilon: Epsilon | None,
@@ -257,6 +260,9 @@ def zcdp_result(pairs: Sequence[tuple[Mapping, Terms | None]], cases: int, rho: 
         if b.lo > lo or not witness:
             lo, at, witness = b.lo, b.describe_at(), lab
         hi = max(hi, b.hi)
+    if not summed:  # no pair: the claim holds vacuously, nothing to convert
+        return ZcdpResult(rho, True, mpq(0), mpq(0), mpq(0), False, "no pair", VACUOUS,
+                          cases, 0, (), "the neighbouring relation has no pair")
     holds = False if False in verdicts else None if None in verdicts else True
     exact = lo if lo == hi else None
     return ZcdpResult(rho, holds, lo, hi, exact, False, at, witness, cases, evaluations,

@@ -28,6 +28,7 @@ from verifier.core.errors import BudgetExceeded
 from verifier.model.mechanisms import Mechanism
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.renyi.check import (
+    VACUOUS,
     OrderValue,
     RdpResult,
     RenyiClaim,
@@ -98,10 +99,10 @@ def renyi_of_composition(mechs: Sequence[Mechanism], relation: Relation,
                 worst = Renyi.of_moment(a, mpq(1))
             bound = claim.bound(i)
             rows.append(OrderValue(a, worst, bound, worst.at_most(bound),
-                                   label(at) if at else {}))
+                                   label(at) if at else VACUOUS))
         results["rdp"] = RdpResult(tuple(rows), all(r.holds for r in rows), len(pairs),
                                    rdp_conversions([r.value for r in rows], claim.epsilon,
-                                                   claim.delta))
+                                                   claim.delta) if pairs else ())
     if "zcdp" in notions:
         assert claim.rho is not None  # make_claim requires it for zcdp
         results["zcdp"] = zcdp_result(
