@@ -80,8 +80,9 @@ def gaussian_renyi(noise: ExpNoise, values: Sequence[int], records: int,
             holds = True if rho >= rho_star else (None if clamped else False)
             results["zcdp"] = ZcdpResult(
                 rho, holds, mpq(0) if clamped else rho_star, rho_star,
-                None if clamped else rho_star, False, "α = 2" if pairs else "no pair", witness,
-                len(pairs), 0,
+                None if clamped else rho_star, False,
+                "no pair" if not pairs else "α = 2 of the unclamped law (an upper bound)"
+                if clamped else "α = 2", witness, len(pairs), 0,
                 zcdp_conversions(rho_star, claim.epsilon, claim.delta) if pairs else (),
                 _CLAMPED if clamped else _REDUCTION)
     return RenyiReport(results, (f"{noise.describe()} on the sum of {records} records; "
