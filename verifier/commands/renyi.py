@@ -22,12 +22,18 @@ __all__ = ["renyi_check"]
 
 
 def renyi_check(s: CheckProblem, json_out: bool, refused: Mapping[str, object]) -> int:
-    refuse_options("the Rényi notions rdp and zcdp", refused)
+    from verifier.reports.progress import ProgressBar
+
+    progress = refused.get("--progress")  # applied: zcdp's search over the pairs
+    refuse_options("the Rényi notions rdp and zcdp",
+                   {k: v for k, v in refused.items() if k != "--progress"})
     claim = s.renyi
     assert claim is not None
     relation = s.relation if s.relation is not None else replace_one(s.values, s.records)
-    report = renyi_report(relation_cases(relation, s.mechanism, s.budget, s.engine),
-                          s.notions, claim, (f"neighbours {relation.describe()}",))
+    with ProgressBar(progress, "zcdp: pairs searched") as bar:  # type: ignore[arg-type]
+        report = renyi_report(relation_cases(relation, s.mechanism, s.budget, s.engine),
+                              s.notions, claim, (f"neighbours {relation.describe()}",),
+                              progress=bar)
     out = renyi_json(report, claim)
     if json_out:
         print_json(out)
