@@ -79,3 +79,20 @@ def test_partial_knowledge_keeps_its_target_note():
     assert r.witness["note"] == VACUOUS_NOTE and r.cases == 0 and r.holds
     d = Summary(Epsilon.ZERO, mpq(0)).result("dp")
     assert RELATION_NOTE in d.witness["note"]
+
+
+@pytest.mark.parametrize("query", [QUERY, {"notions": ["rdp", "zcdp"], "orders": [2],
+                                           "rho": "1", "epsilon": "1/2"}])
+def test_compose_over_an_empty_relation_holds_vacuously(tmp_path, query):
+    spec = {**FAR, "mechanism": {"kind": "randomized_response", "truth": "3/4"},
+            "query": query}
+    o = invoke(["compose", write(tmp_path, spec), "--k", "3"])
+    assert_verdict(o, 0)
+    out = json.loads(o.stdout)
+    jsonschema.validate(out, json.loads((ROOT / "schemas" / "compose-output.v1.json")
+                                        .read_text()))
+    if "dp" in query["notions"]:
+        assert (out["tight_delta"], out["tight_epsilon"]) == ("0", "0")
+        assert RELATION_NOTE in out["worst_case"]["note"]
+    else:
+        assert out["zcdp"]["cases"] == 0 and out["rdp"]["conversions"] == []
