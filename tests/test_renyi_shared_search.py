@@ -65,3 +65,19 @@ def test_progress_counts_the_distinct_searches():
     zcdp_result(pairs, count, mpq(1), progress=lambda done, total: calls.append((done, total)))
     total = len({canonical(t) for _, t in pairs})
     assert calls == [(k, total) for k in range(1, total + 1)] and 1 < total < len(pairs)
+
+
+def test_check_shows_the_zcdp_progress_when_asked():
+    """--progress was refused for rdp/zcdp; it now shows zcdp's searches (stderr only)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
+    from harness import assert_verdict, invoke
+
+    spec = Path(__file__).resolve().parents[1] / "examples" / "renyi_randomized_response.toml"
+    forced = invoke(["check", spec, "--progress"])
+    assert_verdict(forced, 0)
+    assert "zcdp: pairs searched" in forced.stderr
+    plain = invoke(["check", spec, "--no-progress"])
+    assert plain.stderr == "" and plain.stdout == forced.stdout
