@@ -288,8 +288,10 @@ CASES: list[Case] = [
     Case("check", "--delta", (*_CERT, "--delta", "1/5"), route="certified",
          honoured=lambda r: r.code == 1),
     # ---- check of rdp/zcdp
+    Case("check", "--progress", (*_RENYI, "--progress"), route="renyi",
+         honoured=lambda r: r.code == 0 and "zcdp: pairs searched" in r.stderr),
     *(Case("check", o, (*_RENYI, *a), route="renyi")
-      for o, a in (("--full", ("--json", "--full")), ("--progress", ("--progress",)),
+      for o, a in (("--full", ("--json", "--full")),
                    ("--certificate", ("--certificate", "{out}/c.json")),
                    ("--workers", ("--workers", "2")), ("--scheduler", ("--scheduler", SCHEDULER)),
                    ("--closed-form", ("--closed-form",)), ("--mode", ("--mode", "certified")))),

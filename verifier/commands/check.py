@@ -45,7 +45,6 @@ _RENYI_WHY = {
     "--closed-form": "the closed form is δ(ε) of the (ε, δ) notions",
     "--workers": "the divergences are computed in one process",
     "--scheduler": "the divergences are computed in one process",
-    "--progress": "the divergences draw no progress bar",
     "--mode": "rdp and zcdp are exact or certified enclosures already",
 }
 _NOISE_WHY = {
@@ -67,7 +66,7 @@ EXACT = frozenset({"--json", "--full", "--budget", "--budget-counts", "--engine"
                    "--mode", "--epsilon", "--delta"})
 CERTIFIED = frozenset({"--json", "--mode", "--at", "--epsilon", "--delta"})
 RENYI = frozenset({"--json", "--at", "--epsilon", "--delta", "--budget", "--budget-counts",
-                   "--engine"})
+                   "--engine", "--progress"})
 NOISE = frozenset({"--json", "--epsilon", "--delta"})
 
 
@@ -108,7 +107,7 @@ def run_check(spec: Path, json_out: bool, full: bool, budget: int | None,
         from verifier.commands.renyi import renyi_check
         refuse_options("plrv check of the Rényi notions rdp and zcdp", typed, RENYI,
                        _RENYI_WHY)
-        return renyi_check(s, json_out, note)
+        return renyi_check(s, json_out, note, progress)
     if mode == "certified":
         from verifier.commands.certified import certified_check
         refuse_options("plrv check --mode certified", typed, CERTIFIED, _CERTIFIED_WHY)

@@ -162,7 +162,11 @@ def _renyi(s: ComposeSpec, k: int | None) -> tuple[dict, bool | None]:
         raise InvalidArgument("--k is missing: give the number of runs of the spec's "
                               "mechanism", argument="--k")
     assert s.mechanism is not None and s.renyi is not None
-    report = renyi_of_composition([s.mechanism] * k, s.relation, s.notions, s.renyi, s.budget)
+    from verifier.reports.progress import ProgressBar
+
+    with ProgressBar(None, "zcdp: pairs searched") as bar:  # shown on a terminal only
+        report = renyi_of_composition([s.mechanism] * k, s.relation, s.notions, s.renyi,
+                                      s.budget, progress=bar)
     out: dict = {"k": k, "relation": s.relation.name}
     out.update(renyi_json(report, s.renyi, s.mechanism.describe()))
     return out, report.holds

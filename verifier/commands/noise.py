@@ -27,6 +27,8 @@ def _mechanism(s: NoiseProblem | ChoiceProblem) -> str:
 
 
 def _witness(s: NoiseProblem | ChoiceProblem, r) -> dict:
+    if not r.witness:  # no pair: the claim holds vacuously
+        return {"note": " ".join(r.notes)}
     if isinstance(s, ChoiceProblem):
         return {"relation": s.relation.name, "inputs": [list(x) for x in r.witness]}
     return {"centres": list(r.witness)}
@@ -113,6 +115,9 @@ def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool) -> int:
         typer.echo(f"{label}: {shown}")
     side = "witness" if r.holds is False else "worst case"
     what = "inputs" if isinstance(s, ChoiceProblem) else "centres"
+    if not r.witness:
+        typer.echo(f"note       dp holds {' '.join(r.notes)}")
+        return verdict(r.holds)
     typer.echo(f"{side}  {what} {r.witness[0]} and {r.witness[1]}")
     return verdict(r.holds)
 

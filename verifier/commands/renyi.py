@@ -19,13 +19,19 @@ from verifier.reports.renyi import renyi_json, renyi_lines
 __all__ = ["renyi_check"]
 
 
-def renyi_check(s: CheckProblem, json_out: bool, note: str | None = None) -> int:
-    """The Rényi report; ``note`` says at which point a spec with [parameters] was read."""
+def renyi_check(s: CheckProblem, json_out: bool, note: str | None = None,
+                progress: bool | None = None) -> int:
+    """The Rényi report; ``note`` says at which point a spec with [parameters] was read,
+    ``progress`` shows zcdp's search over the pairs."""
+    from verifier.reports.progress import ProgressBar
+
     claim = s.renyi
     assert claim is not None
     relation = s.relation if s.relation is not None else replace_one(s.values, s.records)
-    report = renyi_report(relation_cases(relation, s.mechanism, s.budget, s.engine),
-                          s.notions, claim, (f"neighbours {relation.describe()}",))
+    with ProgressBar(progress, "zcdp: pairs searched") as bar:  # type: ignore[arg-type]
+        report = renyi_report(relation_cases(relation, s.mechanism, s.budget, s.engine),
+                              s.notions, claim, (f"neighbours {relation.describe()}",),
+                              progress=bar)
     out = renyi_json(report, claim)
     if json_out:
         print_json(out | ({"parameters": note} if note else {}))

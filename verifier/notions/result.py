@@ -21,12 +21,14 @@ from verifier.core.numbers import Rational, format_rational
 from verifier.notions.loss import Loss, LossKind, LossLaw
 
 __all__ = ["Case", "NotionResult", "Summary", "summarize", "MAX_WITNESS_OUTPUTS", "VACUOUS_NOTE",
-           "witness_text", "witness_items", "show_value", "with_approx", "results_repr",
-           "results_html"]
+           "VACUOUS_RELATION_NOTE", "witness_text", "witness_items", "show_value", "with_approx",
+           "results_repr", "results_html"]
 
 MAX_WITNESS_OUTPUTS = 100  # a witness lists at most this many outputs (and says how many)
 VACUOUS_NOTE = ("vacuously: the compared values have probability 0 for every target, so no "
                 "pair of them can occur and δ = 0")
+VACUOUS_RELATION_NOTE = ("vacuously: the neighbouring relation has no pair of inputs, so "
+                         "nothing is compared and δ = 0 at every ε")
 
 
 @dataclass(frozen=True)
@@ -184,10 +186,11 @@ class Summary:
         case the first case whose tight ε is the worst, with its outputs of loss ≥ that ε."""
         eps, delta = self.eps, self.delta
         if self.worst_delta is None or self.worst_epsilon is None:
-            # nothing to compare (e.g. pairs naming only values the target never takes): the
-            # claim holds vacuously, δ = 0 at every ε
+            # nothing to compare: dp's relation has no pair, or the partial-knowledge pairs
+            # name only values the target never takes; the claim holds vacuously, δ = 0
+            note = VACUOUS_RELATION_NOTE if notion == "dp" else VACUOUS_NOTE
             return NotionResult(notion, eps, delta, Delta.make(mpq(0), mpq(0), eps),
-                                Epsilon.ZERO, True, {"note": VACUOUS_NOTE}, 0, details)
+                                Epsilon.ZERO, True, {"note": note}, 0, details)
         holds = self.worst_delta.compare(delta) <= 0
         if holds:
             assert self.epsilon_case is not None

@@ -15,6 +15,7 @@ from gmpy2 import mpq
 
 from verifier.core.certified import Certified, certified_decimal
 from verifier.core.numbers import format_rational
+from verifier.notions.result import VACUOUS_RELATION_NOTE
 from verifier.reports.json_out import jsonable
 from verifier.reports.text import short, witness_sentence
 
@@ -53,6 +54,8 @@ def _conversions(rows, claim) -> list[dict]:
 
 
 def _where(witness: Mapping) -> str:
+    if "note" in witness:
+        return ""
     if "centres" in witness:
         a, b = witness["centres"]
         return f"centres {a} and {b}"
@@ -109,6 +112,7 @@ def _approx(lo: mpq, hi: mpq) -> str:
     return certified_decimal(lambda prec: (lo, hi), 6, 64)  # an interval where they differ
 
 
+_NOTE = VACUOUS_RELATION_NOTE
 _VERDICT = {True: "holds", False: "does not hold", None: "unknown (not decided)"}
 
 
@@ -140,6 +144,8 @@ def renyi_lines(out: Mapping, info: tuple[str, ...] = ()) -> list[tuple[str, str
         if where:
             lines.append(("  pair", where))
     for name in ("rdp", "zcdp"):
+        if name in out and out[name]["cases"] == 0:
+            lines.append(("note", f"{name} holds {_NOTE}"))
         for c in out.get(name, {}).get("conversions", []):
             at = ", ".join(f"{'ε' if k == 'epsilon' else 'δ'} = {v}" for k, v in c["at"].items())
             sym = "ε" if c["quantity"] == "epsilon" else "δ"

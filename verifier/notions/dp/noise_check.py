@@ -28,8 +28,10 @@ from verifier.core.theta import Series
 from verifier.model.expnoise import ExpNoise
 from verifier.notions.display import noise_described, result_html, result_repr
 from verifier.notions.dp.noise_loss import DeltaForm, PairLoss, pair_loss
+from verifier.notions.result import VACUOUS_RELATION_NOTE
 
-__all__ = ["NoiseResult", "centre_pairs", "check_noise_dp", "bisect_epsilon", "MAX_PAIRS"]
+__all__ = ["NoiseResult", "centre_pairs", "check_noise_dp", "bisect_epsilon", "vacuous",
+           "MAX_PAIRS"]
 
 MAX_PAIRS = 100_000
 _BISECTION_STEPS = 64
@@ -58,6 +60,14 @@ class NoiseResult:
 
     def _repr_html_(self) -> str:
         return result_html(noise_described(self))
+
+
+def vacuous() -> NoiseResult:
+    """The answer when the relation has no pair: the claim holds vacuously, δ = 0 and the
+    tight ε is 0, no pair is named."""
+    zero = Certified.exact(mpq(0))
+    return NoiseResult(True, "0", zero, True, "0", zero, True, Epsilon.ZERO, (), 0,
+                       (VACUOUS_RELATION_NOTE,))
 
 
 def centre_pairs(values: Sequence[int], records: int, noise: ExpNoise) -> list[tuple[int, int]]:
@@ -208,7 +218,10 @@ def _le(form: DeltaForm, delta: mpq) -> bool | None:
 
 def check_noise_dp(noise: ExpNoise, values: Sequence[int], records: int, eps: Epsilon,
                    delta: mpq) -> NoiseResult:
-    """Decide (ε, δ)-DP of ``sum(records) + noise`` under replace-one neighbours."""
+    """Decide (ε, δ)-DP of ``sum(records) + noise`` under replace-one neighbours. The δ shown
+    is the largest over every pair (exact when the comparisons decide which pair has it, else
+    the hull of the pairs' enclosures), the tight ε likewise; the pair named is the one with
+    the largest tight ε when the claim holds, the one with the largest δ otherwise."""
     pairs = centre_pairs(values, records, noise)
     losses = [pair_loss(noise, p, q) for p, q in pairs]
     forms = [pl.delta(eps) for pl in losses]
@@ -221,7 +234,7 @@ def check_noise_dp(noise: ExpNoise, values: Sequence[int], records: int, eps: Ep
             decided = False
         elif s > 0:
             worst = j
-    if holds is False:
+    if not decided and holds is False:  # the largest δ is not known: name a refuting pair
         worst = verdicts.index(False)
     form = forms[worst]
     enclosures = [_certified(f) for f in forms]
@@ -230,7 +243,7 @@ def check_noise_dp(noise: ExpNoise, values: Sequence[int], records: int, eps: Ep
                       max(e.enclose(prec)[1] for e in enclosures)))
     tights = [_tight_zero(pl) for pl in losses]
     if delta == 0:
-        text, enc, exact, value = _pick(tights)
+        tightest, (text, enc, exact, value) = _pick(tights)
     else:
         encs = [_tight_epsilon(pl, delta, t[1]) for pl, t in zip(losses, tights, strict=True)]
         known = [e for e in encs if e is not None]
@@ -239,27 +252,41 @@ def check_noise_dp(noise: ExpNoise, values: Sequence[int], records: int, eps: Ep
                           max(e.enclose(prec)[1] for e in known)))
         text, exact, value = ("", False, None) if enc is not None else \
             ("unknown", False, None)
+        tightest = _largest(encs)
     exact_delta = decided and form.scaled.is_exact
+    shown = worst if holds is not True or tightest is None else tightest
     return NoiseResult(holds, str(form) if decided else "", delta_enc, exact_delta,
-                       text, enc, exact, value, pairs[worst], len(pairs))
+                       text, enc, exact, value, pairs[shown], len(pairs))
 
 
-def _pick(tights: list) -> tuple[str, Certified | None, bool, Epsilon | None]:
-    """The largest of the pairs' tight ε at δ = 0 (∞ first; else by enclosures)."""
-    for t in tights:
+def _largest(encs: Sequence[Certified | None]) -> int | None:
+    """The first pair whose bracket's lower end is the largest (its tight ε is the largest
+    when that end is above every other upper end; else the brackets overlap and it is the
+    likeliest); None when a bracket is missing."""
+    if any(e is None for e in encs):
+        return None
+    ends = [e.enclose(64) for e in encs]  # type: ignore[union-attr]
+    return max(range(len(ends)), key=lambda j: (ends[j][0], -j))
+
+
+def _pick(tights: list) -> tuple[int | None, tuple[str, Certified | None, bool,
+                                                   Epsilon | None]]:
+    """The index and value of the largest of the pairs' tight ε at δ = 0 (∞ first; else by
+    enclosures); the index None when the enclosures do not decide which is largest."""
+    for j, t in enumerate(tights):
         if t[1] is None:
-            return t
-    best = tights[0]
-    for t in tights[1:]:
-        if t[0] == best[0]:
+            return j, t
+    best = 0
+    for j in range(1, len(tights)):
+        t = tights[j]
+        if t[0] == tights[best][0]:
             continue
-        c = t[1].compare(best[1])
+        c = t[1].compare(tights[best][1])
         if c is None:
             def widest(prec: int) -> tuple[mpq, mpq]:
                 return (max(x[1].enclose(prec)[0] for x in tights),
                         max(x[1].enclose(prec)[1] for x in tights))
-            return "", Certified(widest), False, None
+            return None, ("", Certified(widest), False, None)
         if c > 0:
-            best = t
-    return best
-
+            best = j
+    return best, tights[best]

@@ -36,7 +36,7 @@ from verifier.core.certified import Certified, exp_bounds, log_bounds
 from verifier.core.epsilon import Epsilon
 from verifier.core.theta import tail_bounds
 from verifier.notions.dp.neighbours import Relation, relation_pairs
-from verifier.notions.dp.noise_check import NoiseResult, bisect_epsilon
+from verifier.notions.dp.noise_check import NoiseResult, bisect_epsilon, vacuous
 
 __all__ = ["check_gaussian_vector_dp", "tail_enclosure", "delta_enclosure", "MAX_BITS"]
 
@@ -160,6 +160,8 @@ def check_gaussian_vector_dp(sigma: mpq, relation: Relation, eps: Epsilon, delta
     u = 1 / (2 * sigma * sigma)
     budget = budget or Budget()
     keys, count = _keys(relation, budget)
+    if not keys:
+        return vacuous()
     r = _radius(u, 64)  # per enclosure at the first precision: 2R + 1 weights, and the
     # product's coefficients once per coordinate; about _ENCLOSURES enclosures in a check
     budget.require("work", _ENCLOSURES * sum(2 * r + 1 + len(k.differences) *
@@ -179,7 +181,9 @@ def check_gaussian_vector_dp(sigma: mpq, relation: Relation, eps: Epsilon, delta
     prec = min(prec, MAX_BITS)
     bounds = [delta_enclosure(u, k.differences, eps, prec) for k in keys]
     shown = [j for j in range(len(keys)) if holds is not False or bounds[j][0] > delta]
-    worst = max(shown, key=lambda j: bounds[j][1])  # a refuting pair with the largest δ
+    # the pair with the largest δ (of the refuting pairs when the claim fails): by the
+    # lower ends, certified to be reached
+    worst = max(shown, key=lambda j: (bounds[j][0], bounds[j][1], -j))
 
     def hull(p: int) -> tuple[mpq, mpq]:
         bs = [delta_enclosure(u, k.differences, eps, max(p, 64)) for k in keys]
@@ -189,16 +193,21 @@ def check_gaussian_vector_dp(sigma: mpq, relation: Relation, eps: Epsilon, delta
     if delta == 0 or not moving:
         text, enc, value = ("inf", None, Epsilon.INF) if moving else ("0", Certified.exact(
             mpq(0)), Epsilon.ZERO)
+        named = keys[worst] if holds is not True or not moving else moving[0]
         return NoiseResult(holds, "", Certified(hull), False, text, enc, True, value,
-                           keys[worst].pair, count)
+                           named.pair, count)
     tight = [_tight(u, k.differences, delta) for k in moving]
     if any(t is None for t in tight):
         return NoiseResult(holds, "", Certified(hull), False, "unknown", None, False, None,
                            keys[worst].pair, count)
-    lo = max(t[0] for t in tight if t is not None)
-    hi = max(t[1] for t in tight if t is not None)
+    brackets = [t for t in tight if t is not None]
+    lo = max(t[0] for t in brackets)
+    hi = max(t[1] for t in brackets)
+    # the largest tight ε: the pair whose bracket's lower end is the largest
+    tightest = max(range(len(brackets)), key=lambda j: (brackets[j][0], -j))
+    named = keys[worst] if holds is not True else moving[tightest]
     return NoiseResult(holds, "", Certified(hull), False, "", Certified(lambda p: (lo, hi)),
-                       False, None, keys[worst].pair, count)
+                       False, None, named.pair, count)
 
 
 def _tight(u: mpq, differences: tuple[int, ...], delta: mpq) -> tuple[mpq, mpq] | None:

@@ -46,7 +46,7 @@ from verifier.model.expnoise_vector import CoordinateNoise
 from verifier.model.expnoise_zoo import NoisyChoice
 from verifier.model.noise import Coef
 from verifier.notions.dp.neighbours import Relation, relation_pairs
-from verifier.notions.dp.noise_check import NoiseResult
+from verifier.notions.dp.noise_check import NoiseResult, vacuous
 from verifier.notions.dp.noise_loss import DeltaForm
 
 __all__ = ["check_choice_dp", "CommonLaw", "common_law", "pair_delta", "pair_epsilon"]
@@ -266,6 +266,8 @@ def check_choice_dp(mech: NoisyChoice | CoordinateNoise, relation: Relation, eps
     t = mech.rate
     budget = budget or Budget()
     pairs = list(relation_pairs(relation, budget))
+    if not pairs:
+        return vacuous()
     try:
         laws = _pair_laws(mech, pairs, t, budget)
     except Undecided:  # a law's denominator not signed at the cap: nothing is decided

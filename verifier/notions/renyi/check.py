@@ -14,7 +14,7 @@ distinct pair are compared once.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gmpy2 import mpq
@@ -44,16 +44,27 @@ from verifier.notions.renyi.conversions import (
     zcdp_delta,
     zcdp_epsilon,
 )
-from verifier.notions.renyi.divergence import Renyi, ScaledLog, Terms, check_order, moment, terms_of
+from verifier.notions.renyi.divergence import (
+    Renyi,
+    ScaledLog,
+    Terms,
+    canonical,
+    check_order,
+    kl_bounds,
+    moment,
+    parts_key,
+    terms_of,
+)
 from verifier.notions.renyi.zcdp import sup_ratio_sum
-from verifier.notions.result import Case
+from verifier.notions.result import VACUOUS_RELATION_NOTE, Case
 
-__all__ = ["RenyiClaim", "OrderValue", "RdpResult", "ZcdpResult", "RenyiReport",
-           "distinct_pairs", "rdp_result", "zcdp_result", "renyi_report", "check_renyi",
-           "make_claim",
-           "RENYI_NOTIONS"]
+__all__ = ["VACUOUS", "Progress", "RenyiClaim", "OrderValue", "RdpResult", "ZcdpResult",
+           "RenyiReport", "distinct_pairs", "rdp_result", "zcdp_result", "renyi_report",
+           "check_renyi", "make_claim", "RENYI_NOTIONS"]
 
 RENYI_NOTIONS = ("rdp", "zcdp")
+Progress = Callable[[int, int], None]  # progress(done, total) of a long loop
+VACUOUS = {"note": VACUOUS_RELATION_NOTE}  # the witness when the relation has no pair
 
 
 @dataclass(frozen=True)
@@ -179,19 +190,24 @@ def rdp_result(pairs: Sequence[tuple[Mapping, Terms | None]], cases: int, claim:
                at_epsilon: Epsilon | None = None, at_delta: mpq | None = None) -> RdpResult:
     """The tight ``D_α`` per order over ``pairs``, exactly, against the claim."""
     rows = []
+    first: dict[Terms | None, Mapping] = {}  # pairs with equal canonical terms: one moment
+    for lab, t in pairs:
+        first.setdefault(canonical(t), lab)
     for i, a in enumerate(claim.orders):
         worst: Renyi | None = None
         label: Mapping = {}
-        for lab, t in pairs:
+        for t, lab in first.items():
             v = Renyi.of_moment(a, moment(t, a))
             if worst is None or v.compare(worst) > 0:
                 worst, label = v, lab
         if worst is None:  # no pair: the relation is empty, every divergence bound holds
-            worst = Renyi.of_moment(a, mpq(1))
+            worst, label = Renyi.of_moment(a, mpq(1)), VACUOUS
         bound = claim.bound(i)
         rows.append(OrderValue(a, worst, bound, worst.at_most(bound), label))
+    # no pair: nothing to convert (δ = 0 at every ε, vacuously)
     return RdpResult(tuple(rows), all(r.holds for r in rows), cases,
-                     rdp_conversions([r.value for r in rows], at_epsilon, at_delta))
+                     rdp_conversions([r.value for r in rows], at_epsilon, at_delta)
+                     if pairs else ())
 
 
 def rdp_conversions(values: Sequence[Renyi], at_epsilon: Epsilon | None,
@@ -237,30 +253,51 @@ def _upper(v: object) -> mpq:
 def zcdp_result(pairs: Sequence[tuple[Mapping, Terms | None]], cases: int, rho: mpq,
                 at_epsilon: Epsilon | None = None, at_delta: mpq | None = None, *,
                 parts: Sequence[tuple[Mapping, Sequence[tuple[int, Terms | None]]]] | None = None,
-                reason: str = "certified branch and bound over α (D_α nondecreasing in α)"
-                ) -> ZcdpResult:
+                reason: str = "certified branch and bound over α (D_α nondecreasing in α)",
+                progress: Progress | None = None) -> ZcdpResult:
     """ρ-zCDP over ``pairs``: refuted by any pair, proved when every pair is, else undecided;
-    ``[lo, hi]`` encloses the tight ρ*. ``parts`` replaces ``pairs`` for a composition: per
-    pair, ``(copies, terms)`` of each component, whose divergences add."""
+    ``[lo, hi]`` encloses the tight ρ* and the pair named is the first (in enumeration order)
+    whose certified lower bound is the largest. ``parts`` replaces ``pairs`` for a
+    composition: per pair, ``(copies, terms)`` of each component, whose divergences add.
+
+    Pairs with equal canonical parts (:func:`~.divergence.canonical`) are searched once; the
+    others in decreasing order of their KL lower bound, each stopped once its upper bound
+    falls to the largest lower bound found (it cannot be the worst pair). ``progress(done,
+    total)`` is called after each search."""
     summed = parts if parts is not None else [(lab, ((1, t),)) for lab, t in pairs]
-    lo, hi, at, evaluations = mpq(0), mpq(0), "—", 0
-    witness: Mapping = {}
-    verdicts = []
+    if not summed:  # no pair: the claim holds vacuously, nothing to convert
+        return ZcdpResult(rho, True, mpq(0), mpq(0), mpq(0), False, "no pair", VACUOUS,
+                          cases, 0, (), "the neighbouring relation has no pair")
     for lab, each in summed:
-        b = sup_ratio_sum(each, rho)
+        if any(t is None for m, t in each if m):
+            return ZcdpResult(rho, False, mpq(0), mpq(0), None, True, "every α > 1", lab,
+                              cases, 0, (), "D_α = +∞: an output of M(x) is "
+                                            "impossible under M(y)")
+    first: dict[tuple, int] = {}  # canonical parts → the first pair with them
+    distinct: list[tuple[int, tuple]] = []
+    for j, (_, each) in enumerate(summed):
+        key = parts_key(each)
+        if key not in first:
+            first[key] = j
+            distinct.append((j, key))
+    estimate = {j: sum((m * kl_bounds(t, 64)[0] for m, t in key), mpq(0))
+                for j, key in distinct}
+    distinct.sort(key=lambda jk: (-estimate[jk[0]], jk[0]))
+    lo, hi, best, at, evaluations = mpq(0), mpq(0), -1, "—", 0
+    verdicts = []
+    for done, (j, key) in enumerate(distinct, 1):
+        b = sup_ratio_sum(key, rho, floor=lo if best >= 0 else None)
         evaluations += b.evaluations
         verdicts.append(b.holds)
-        if b.infinite:
-            return ZcdpResult(rho, False, mpq(0), mpq(0), None, True, "every α > 1", lab,
-                              cases, evaluations, (), "D_α = +∞: an output of M(x) is "
-                                                      "impossible under M(y)")
-        if b.lo > lo or not witness:
-            lo, at, witness = b.lo, b.describe_at(), lab
+        if best < 0 or b.lo > lo or (b.lo == lo and j < best):
+            lo, at, best = b.lo, b.describe_at(), j
         hi = max(hi, b.hi)
-    holds = False if False in verdicts else None if None in verdicts else True
+        if progress is not None:
+            progress(done, len(distinct))
+    holds = False if lo > rho else None if None in verdicts else True
     exact = lo if lo == hi else None
-    return ZcdpResult(rho, holds, lo, hi, exact, False, at, witness, cases, evaluations,
-                      zcdp_conversions(hi, at_epsilon, at_delta), reason)
+    return ZcdpResult(rho, holds, lo, hi, exact, False, at, summed[best][0], cases,
+                      evaluations, zcdp_conversions(hi, at_epsilon, at_delta), reason)
 
 
 def zcdp_conversions(rho: mpq, at_epsilon: Epsilon | None, at_delta: mpq | None
@@ -276,8 +313,9 @@ def zcdp_conversions(rho: mpq, at_epsilon: Epsilon | None, at_delta: mpq | None
 
 
 def renyi_report(cases: Iterable[Case], notions: Sequence[str], claim: RenyiClaim,
-                 info: tuple[str, ...] = ()) -> RenyiReport:
-    """``rdp`` and/or ``zcdp`` (``notions``) over the ordered pairs of ``cases``."""
+                 info: tuple[str, ...] = (), progress: Progress | None = None) -> RenyiReport:
+    """``rdp`` and/or ``zcdp`` (``notions``) over the ordered pairs of ``cases``;
+    ``progress(done, total)`` follows zcdp's searches, pair by pair."""
     pairs, count = distinct_pairs(cases)
     results: dict[str, RdpResult | ZcdpResult] = {}
     for name in notions:
@@ -286,7 +324,8 @@ def renyi_report(cases: Iterable[Case], notions: Sequence[str], claim: RenyiClai
         elif name == "zcdp":
             if claim.rho is None:
                 raise InvalidArgument("zcdp needs the claimed rho", argument="rho")
-            results["zcdp"] = zcdp_result(pairs, count, claim.rho, claim.epsilon, claim.delta)
+            results["zcdp"] = zcdp_result(pairs, count, claim.rho, claim.epsilon, claim.delta,
+                                          progress=progress)
         else:
             raise InvalidArgument(f"notion {name!r} is not a Rényi notion "
                                   f"({', '.join(RENYI_NOTIONS)})", argument="notions",

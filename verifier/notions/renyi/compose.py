@@ -28,7 +28,9 @@ from verifier.core.errors import BudgetExceeded
 from verifier.model.mechanisms import Mechanism
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.renyi.check import (
+    VACUOUS,
     OrderValue,
+    Progress,
     RdpResult,
     RenyiClaim,
     RenyiReport,
@@ -37,7 +39,7 @@ from verifier.notions.renyi.check import (
     rdp_conversions,
     zcdp_result,
 )
-from verifier.notions.renyi.divergence import Renyi, Terms, moment, terms_of
+from verifier.notions.renyi.divergence import Renyi, Terms, moment, parts_key, terms_of
 
 __all__ = ["compose_renyi", "renyi_of_composition", "MAX_MOMENT_BITS"]
 
@@ -76,8 +78,11 @@ def _product_moment(parts: Sequence[tuple[int, Terms | None]], alpha: int) -> mp
 
 def renyi_of_composition(mechs: Sequence[Mechanism], relation: Relation,
                          notions: Sequence[str], claim: RenyiClaim,
-                         budget: Budget | None = None) -> RenyiReport:
-    """``rdp``/``zcdp`` of ``M_1 × … × M_k`` (``mechs``) under ``relation``."""
+                         budget: Budget | None = None,
+                         progress: Progress | None = None) -> RenyiReport:
+    """``rdp``/``zcdp`` of ``M_1 × … × M_k`` (``mechs``) under ``relation``; pairs whose
+    parts have equal canonical terms share their moments; ``progress(done, total)`` follows
+    zcdp's searches."""
     pairs = [((x, y), _parts(mechs, x, y)) for x, y in relation_pairs(relation, budget)]
     key = "inputs" if relation.inputs else "databases"
 
@@ -87,10 +92,13 @@ def renyi_of_composition(mechs: Sequence[Mechanism], relation: Relation,
     results: dict[str, RdpResult | ZcdpResult] = {}
     if "rdp" in notions:
         rows = []
+        first: dict[tuple, tuple] = {}  # canonical parts → the first pair with them
+        for xy, parts in pairs:
+            first.setdefault(parts_key(parts), (xy, parts))
         for i, a in enumerate(claim.orders):
             worst: Renyi | None = None
             at: tuple = ()
-            for xy, parts in pairs:
+            for xy, parts in first.values():
                 v = Renyi.of_moment(a, _product_moment(parts, a))
                 if worst is None or v.compare(worst) > 0:
                     worst, at = v, xy
@@ -98,16 +106,17 @@ def renyi_of_composition(mechs: Sequence[Mechanism], relation: Relation,
                 worst = Renyi.of_moment(a, mpq(1))
             bound = claim.bound(i)
             rows.append(OrderValue(a, worst, bound, worst.at_most(bound),
-                                   label(at) if at else {}))
+                                   label(at) if at else VACUOUS))
         results["rdp"] = RdpResult(tuple(rows), all(r.holds for r in rows), len(pairs),
                                    rdp_conversions([r.value for r in rows], claim.epsilon,
-                                                   claim.delta))
+                                                   claim.delta) if pairs else ())
     if "zcdp" in notions:
         assert claim.rho is not None  # make_claim requires it for zcdp
         results["zcdp"] = zcdp_result(
             (), len(pairs), claim.rho, claim.epsilon, claim.delta,
             parts=[(label(xy), parts) for xy, parts in pairs],
-            reason="certified branch and bound over α of the parts' summed divergences")
+            reason="certified branch and bound over α of the parts' summed divergences",
+            progress=progress)
     return RenyiReport(results, (f"neighbours {relation.describe()}",
                                  f"{len(mechs)} mechanisms composed independently"))
 

@@ -17,8 +17,10 @@ From ρ-zCDP, at ``δ ∈ (0, 1)``:
 * **Bun and Steinke 2016**, "Concentrated Differential Privacy: Simplifications, Extensions,
   and Lower Bounds", Proposition 1.3: ``ε = ρ + 2·√(ρ·ln(1/δ))``;
 * **Canonne, Kamath and Steinke 2020**, Corollary 13:
-  ``δ = inf_{α>1} e^{(α−1)(αρ−ε)}·(1 − 1/α)^α/(α − 1)``, taken here at one rational order
-  ``α`` near the optimum (any ``α > 1`` gives a valid bound; the order is reported).
+  ``δ = inf_{α>1} e^{(α−1)(αρ−ε)}·(1 − 1/α)^α/(α − 1)``, and the ε it gives at δ, each
+  taken at one rational order ``α`` chosen by a numeric minimisation over ``α > 1`` (any
+  ``α > 1`` gives a valid bound, so a float search may choose it; the value at that exact
+  ``α`` is enclosed with certified arithmetic and the order is reported).
 
 An ε or δ from a conversion is an upper bound on the tight value, never the tight value; it is
 exact where the formula is a rational's log, else a certified enclosure.
@@ -26,6 +28,8 @@ exact where the formula is a rational's log, else a certified enclosure.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gmpy2 import mpq
@@ -112,14 +116,48 @@ def rdp_delta(value: Renyi, eps: Epsilon) -> Conversion:
 # ------------------------------------------------------------------ zCDP → (ε, δ)
 
 
-def _rational_near(x_lo: mpq, digits: int = 6) -> mpq:
-    """A short rational close to ``x_lo`` (an order to evaluate a bound at)."""
-    scale = 10 ** digits
-    return mpq(int(x_lo * scale), scale)
+def _order_search(f: Callable[[float], float]) -> mpq:
+    """A rational order ``α > 1`` near the minimiser of ``f`` over ``α > 1``: a grid over
+    ``α − 1 ∈ [10^-9, 10^9]`` (twenty points a decade), then golden-section search between
+    the best point's neighbours. Floats only choose ``α``: any ``α > 1`` gives a valid bound,
+    which is then enclosed with certified arithmetic at that exact rational."""
+    def value(x: float) -> float:  # float ok: only chooses the order
+        try:
+            return f(1 + x)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            return math.inf
+
+    grid = [10 ** (k / 20) for k in range(-180, 181)]  # float ok: only chooses the order
+    values = [value(x) for x in grid]
+    k = min(range(len(grid)), key=values.__getitem__)
+    a, b = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
+    ratio = (math.sqrt(5) - 1) / 2  # float ok: only chooses the order
+    for _ in range(80):
+        c, d = b - ratio * (b - a), a + ratio * (b - a)
+        if value(c) <= value(d):
+            b = d
+        else:
+            a = c
+    x = (a + b) / 2  # float ok: only chooses the order
+    if not value(x) <= values[k]:
+        x = grid[k]
+    return 1 + _rational_near(x)
+
+
+def _rational_near(x: float, digits: int = 8) -> mpq:
+    """A positive rational with about ``digits`` significant digits near ``x > 0``."""
+    shift = digits - 1 - math.floor(math.log10(x))  # float ok: only chooses the order
+    scale = mpq(10) ** shift
+    return max(mpq(round(x * 10.0 ** shift)), mpq(1)) / scale  # float ok: the order's digits
+
+
+def _float(x: mpq) -> float:
+    return int(x.numerator) / int(x.denominator)  # float ok: only chooses the order
 
 
 def zcdp_epsilon(rho: mpq, delta: mpq, source: str = CKS_ZCDP) -> Conversion:
-    """ε at ``delta`` from ρ-zCDP, certified (an upper bound on the tight ε)."""
+    """ε at ``delta`` from ρ-zCDP, certified (an upper bound on the tight ε); for
+    Corollary 13 at the order that (numerically) minimises the bound, reported exactly."""
     d = _open_delta(delta)
     if rho == 0:
         return Conversion(mpq(0), None, source)
@@ -131,9 +169,10 @@ def zcdp_epsilon(rho: mpq, delta: mpq, source: str = CKS_ZCDP) -> Conversion:
             s_lo, s_hi = sqrt_bounds(rho * l_lo, prec)[0], sqrt_bounds(rho * l_hi, prec)[1]
             return rho + 2 * s_lo, rho + 2 * s_hi
         return Conversion(Certified(enclose), None, source)
-    # ε(α) = αρ + (ln(1/δ) + (α−1)·ln(1 − 1/α) − ln α)/(α − 1), near α = 1 + √(ln(1/δ)/ρ)
-    ln_lo = log_bounds(1 / d, 64)[0]
-    a = 1 + max(_rational_near(sqrt_bounds(ln_lo / rho, 64)[0]), mpq(1, 10**6))
+    # ε(α) = αρ + (ln(1/δ) + (α−1)·ln(1 − 1/α) − ln α)/(α − 1), minimised over α > 1
+    r, ln_inv = _float(rho), -math.log(_float(d))  # float ok: only chooses the order
+    a = _order_search(lambda x: x * r + (ln_inv + (x - 1) * math.log1p(-1 / x) - math.log(x))
+                      / (x - 1))
 
     def at_order(prec: int) -> tuple[mpq, mpq]:
         l_lo, l_hi = log_bounds(1 / d, prec)
@@ -148,16 +187,18 @@ def zcdp_epsilon(rho: mpq, delta: mpq, source: str = CKS_ZCDP) -> Conversion:
 
 def zcdp_delta(rho: mpq, eps: Epsilon) -> Conversion:
     """δ at ``eps`` from ρ-zCDP (Canonne, Kamath and Steinke 2020, Corollary 13), at the
-    order ``α`` near ``(ε + ρ)/(2ρ)``; certified, at most 1."""
+    order ``α`` that (numerically) minimises the bound, reported exactly; certified, at most
+    1."""
     if eps.infinite or rho == 0:
         return Conversion(mpq(0), None, CKS_ZCDP)
-    e_lo = eps.nats if eps.nats is not None else log_bounds(eps.base, 64)[0]  # type: ignore[arg-type]
-    a = max(_rational_near((e_lo + rho) / (2 * rho)), mpq(1) + mpq(1, 10**6))
-    if a <= 1:
-        a = mpq(2)
+    r = _float(rho)  # float ok: only chooses the order
+    e = _float(eps.nats) if eps.nats is not None else \
+        math.log(_float(eps.base))  # type: ignore[arg-type]  # float ok: only chooses α
+    # ln δ(α) = (α−1)(αρ − ε) + α·ln(1 − 1/α) − ln(α − 1)
+    a = _order_search(lambda x: (x - 1) * (x * r - e) + x * math.log1p(-1 / x)
+                      - math.log(x - 1))
 
     def at_order(prec: int) -> tuple[mpq, mpq]:
-        # ln δ = (α−1)(αρ − ε) + α·ln(1 − 1/α) − ln(α − 1)
         if eps.nats is not None:
             x_lo = x_hi = eps.nats
         else:

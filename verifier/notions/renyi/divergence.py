@@ -36,7 +36,7 @@ from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import format_rational
 
 __all__ = ["Renyi", "ScaledLog", "Terms", "MAX_ORDER", "check_order", "renyi", "moment", "terms_of",
-           "divergence_bounds", "kl_bounds", "max_log_ratio"]
+           "canonical", "parts_key", "divergence_bounds", "kl_bounds", "max_log_ratio"]
 
 MAX_ORDER = 1024  # integer orders above this are refused (S_α has α times the digits)
 
@@ -73,7 +73,10 @@ class ScaledLog:
         return self.scaled.compare(_times(bound, self.divisor)) <= 0
 
     def compare(self, other: ScaledLog) -> int:
-        """Sign of ``self − other``: ``divisor'·scaled`` against ``divisor·scaled'``."""
+        """Sign of ``self − other``: ``divisor'·scaled`` against ``divisor·scaled'`` (the
+        scaled values alone for one divisor: no power of a moment is taken)."""
+        if self.divisor == other.divisor:
+            return self.scaled.compare(other.scaled)
         return _times(self.scaled, other.divisor).compare(_times(other.scaled, self.divisor))
 
     def enclose(self, prec: int) -> tuple[mpq, mpq]:
@@ -180,6 +183,25 @@ def terms_of(p: Dist, q: Dist) -> Terms | None:
             return None
         out.append((qo, po / qo))
     return tuple(out)
+
+
+def canonical(t: Terms | None) -> Terms | None:
+    """``t`` with the terms of one ratio merged (``Σ Q`` per ``r``), sorted by ratio: every
+    quantity here is ``Σ_r (Σ Q)·f(r)``, so pairs of laws with equal canonical terms (a
+    permutation of outputs, a repeated pair) have equal divergences at every order."""
+    if t is None:
+        return None
+    merged: dict[mpq, mpq] = {}
+    for qo, r in t:
+        merged[r] = merged.get(r, mpq(0)) + qo
+    return tuple((qo, r) for r, qo in sorted(merged.items()))
+
+
+def parts_key(parts: Sequence[tuple[int, Terms | None]]) -> tuple:
+    """The parts ``(m, terms)`` of a composed pair, canonical and sorted (parts with ``m = 0``
+    left out): pairs with equal keys have equal summed divergences at every order."""
+    kept = [(m, canonical(t)) for m, t in parts if m]
+    return tuple(sorted(kept, key=lambda x: (x[0], x[1] is None, x[1] or ())))
 
 
 def moment(t: Terms | None, alpha: int) -> mpq | None:

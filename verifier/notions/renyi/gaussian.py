@@ -27,6 +27,7 @@ from verifier.core.errors import InvalidArgument
 from verifier.model.expnoise import ExpNoise
 from verifier.notions.dp.noise_check import centre_pairs
 from verifier.notions.renyi.check import (
+    VACUOUS,
     OrderValue,
     RdpResult,
     RenyiClaim,
@@ -57,7 +58,7 @@ def gaussian_renyi(noise: ExpNoise, values: Sequence[int], records: int,
     worst = max(pairs, key=lambda p: abs(p[0] - p[1]), default=(0, 0))
     shift = abs(worst[0] - worst[1])
     rho_star = mpq(shift * shift) * noise.rate
-    witness = {"centres": list(worst)}
+    witness = {"centres": list(worst)} if pairs else VACUOUS
     results: dict[str, RdpResult | ZcdpResult] = {}
     for name in notions:
         if name == "rdp":
@@ -72,15 +73,17 @@ def gaussian_renyi(noise: ExpNoise, values: Sequence[int], records: int,
                 rows.append(OrderValue(a, v, bound, v.at_most(bound), witness))
             results["rdp"] = RdpResult(tuple(rows), all(r.holds for r in rows), len(pairs),
                                        rdp_conversions([r.value for r in rows], claim.epsilon,
-                                                       claim.delta))
+                                                       claim.delta) if pairs else ())
         else:
             rho = claim.rho
             assert rho is not None  # the spec reader requires it for zcdp
             holds = True if rho >= rho_star else (None if clamped else False)
             results["zcdp"] = ZcdpResult(
                 rho, holds, mpq(0) if clamped else rho_star, rho_star,
-                None if clamped else rho_star, False, "α = 2", witness, len(pairs), 0,
-                zcdp_conversions(rho_star, claim.epsilon, claim.delta),
+                None if clamped else rho_star, False,
+                "no pair" if not pairs else "α = 2 of the unclamped law (an upper bound)"
+                if clamped else "α = 2", witness, len(pairs), 0,
+                zcdp_conversions(rho_star, claim.epsilon, claim.delta) if pairs else (),
                 _CLAMPED if clamped else _REDUCTION)
     return RenyiReport(results, (f"{noise.describe()} on the sum of {records} records; "
                                  f"largest neighbouring shift Δ = {shift}",))

@@ -74,13 +74,17 @@ def sup_ratio(t: Terms | None, rho: mpq | None, tolerance: mpq = TOLERANCE,
 
 
 def sup_ratio_sum(parts: Sequence[tuple[int, Terms | None]], rho: mpq | None,
-                  tolerance: mpq = TOLERANCE, max_evaluations: int = MAX_EVALUATIONS
-                  ) -> SupBound:
+                  tolerance: mpq = TOLERANCE, max_evaluations: int = MAX_EVALUATIONS,
+                  floor: mpq | None = None) -> SupBound:
     """Enclose ``sup_{α>1} Σ_j m_j·D_α(P_j‖Q_j)/α`` for ``parts`` ``(m_j, t_j)``: the zCDP
     parameter of a pair under the independent composition of ``m_j`` runs of each part (Rényi
     divergences of product laws add; Mironov 2017, Proposition 1). A sum of nondecreasing
     functions of ``α`` is nondecreasing, its limits at 1 and ∞ are the sums of the parts'
-    (KL and ``D_∞``), so the bounds above hold for the sum term by term."""
+    (KL and ``D_∞``), so the bounds above hold for the sum term by term.
+
+    ``floor``: a certified lower bound on another pair's value. The search stops once this
+    pair's upper bound is at most ``floor``: it cannot be the largest, and its verdict is
+    not needed (an upper bound above ``rho`` then means ``floor > rho``, a refutation)."""
     if any(t is None for m, t in parts if m):
         return SupBound(mpq(0), mpq(0), mpq(2), False if rho is not None else None, 0, True)
     live = [(mpq(m), t) for m, t in parts if m and t is not None and any(r != 1 for _, r in t)]
@@ -122,7 +126,7 @@ def sup_ratio_sum(parts: Sequence[tuple[int, Terms | None]], rho: mpq | None,
         hi, holds = upper(), verdict()
         narrow = hi - lo <= tolerance * hi
         if (narrow and (rho is None or holds is not None)) or evaluations >= max_evaluations \
-                or not heap:
+                or not heap or (floor is not None and hi <= floor):
             return SupBound(lo, hi, at, holds, evaluations)
         _, a, b, d_b = heapq.heappop(heap)
         m = (a + b) / 2
