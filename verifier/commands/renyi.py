@@ -28,7 +28,7 @@ def renyi_check(s: CheckProblem, json_out: bool, note: str | None = None,
     claim = s.renyi
     assert claim is not None
     relation = s.relation if s.relation is not None else replace_one(s.values, s.records)
-    with ProgressBar(progress, "zcdp: pairs searched") as bar:  # type: ignore[arg-type]
+    with ProgressBar(progress, "zcdp: pairs searched") as bar:
         report = renyi_report(relation_cases(relation, s.mechanism, s.budget, s.engine),
                               s.notions, claim, (f"neighbours {relation.describe()}",),
                               progress=bar)
