@@ -59,6 +59,24 @@ def test_exact_zero_and_signs():
     assert str(ExpSum.of({mpq(0): 1, mpq(-1): -1})) == "-e^(-1) + 1"
 
 
+@pytest.mark.parametrize(("terms", "expected"), [
+    # e^(10^300) against 1: far beyond any double, yet 1 ≤ e^0 < e^(10^300) by hand
+    ({mpq(10) ** 300: -1, mpq(0): 1}, -1),
+    # 1 − 10^6·e^(−10^300) > 0: e^(−10^300) ≤ 2^(−10^300) and 10^6 < 2^20
+    ({mpq(0): 1, -mpq(10) ** 300: -10 ** 6}, 1),
+    # e^a − 2·e^(a−1) = e^a·(1 − 2/e) > 0 at a = 10^300 (e > 2)
+    ({mpq(10) ** 300: 1, mpq(10) ** 300 - 1: -2}, 1),
+    # 2^200000·e^(−100000) − 1 = e^(200000·ln 2 − 100000) − 1 > 0 (ln 2 > 0.69): a far
+    # term with a large coefficient still counts
+    ({mpq(0): -1, mpq(-100000): mpq(2) ** 200000}, 1),
+])
+def test_signs_at_exponents_of_any_magnitude(terms, expected):
+    """The sign is decided relative to the largest term: exponents of ±10^300 (OpenDP's
+    Laplace at scale 1e-300 puts them there) are neither evaluated by MPFR, which overflows
+    or underflows, nor need the precision cap."""
+    assert ExpSum.of(terms).sign(max_precision=1 << 12) == expected
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.fractions(-20, 20, max_denominator=50),
                           st.fractions(-5, 5, max_denominator=50)), min_size=1, max_size=6),

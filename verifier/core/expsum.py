@@ -12,11 +12,13 @@ Theory*, 1975, Theorem 1.4), ``e^{a_1}, …, e^{a_m}`` are linearly independent 
 numbers for distinct algebraic ``a_i``. A sum in canonical form — equal exponents merged,
 zero coefficients dropped — is therefore zero exactly when it has no terms.
 
-**Sign (certified).** A non-zero sum is enclosed by rational bounds at rising precision
-(MPFR's ``exp`` with directed rounding, :func:`verifier.core.certified.exp_bounds`) until the
-enclosure excludes 0, which it does at a finite precision because the sum is not 0. A
-precision cap turns an extreme case into an :class:`~verifier.core.errors.Undecided` answer
-rather than a guess.
+**Sign (certified).** A non-zero sum is divided by ``e^{a_max}`` (its largest exponent, so the
+precision is relative to the largest term whatever its magnitude) and enclosed by rational
+bounds at rising precision (MPFR's ``exp`` with directed rounding,
+:func:`verifier.core.certified.exp_bounds`; a term too far below the largest to matter at that
+precision bounded by ``e^a ≤ 2^a`` for ``a ≤ 0``) until the enclosure excludes 0, which it
+does at a finite precision because the sum is not 0. A precision cap turns an extreme case
+into an :class:`~verifier.core.errors.Undecided` answer rather than a guess.
 
 >>> from gmpy2 import mpq
 >>> x = ExpSum.exp(mpq(-1)) * 2 - ExpSum.exp(mpq(-1))  # 2/e − 1/e = 1/e
@@ -122,6 +124,26 @@ class ExpSum:
             lo, hi = (lo + c * e_lo, hi + c * e_hi) if c > 0 else (lo + c * e_hi, hi + c * e_lo)
         return lo, hi
 
+    def _enclose_relative(self, prec: int) -> tuple[mpq, mpq]:
+        """:meth:`enclose` of a sum whose largest exponent is 0, a far term bounded rather
+        than evaluated: ``c·e^a`` with ``a < −(2·prec + L)``, where ``2^L ≥ |c|/|c_0|`` (``c_0``
+        the coefficient at exponent 0), lies in ``±|c|·[0, 2^−(2·prec + L)]`` (``e^a ≤ 2^a``
+        for ``a ≤ 0``, as ``e ≥ 2``), at most ``|c_0|·2^(−2·prec)``. MPFR would underflow at
+        ``a ≈ −10^300``, and the bound shrinks as the precision rises."""
+        top = abs(self.terms[-1][1])
+        floor_top = top.numerator.bit_length() - top.denominator.bit_length() - 1
+        lo = hi = _ZERO
+        for a, c in self.terms:
+            if a == 0:
+                lo, hi = lo + c, hi + c
+                continue
+            m = abs(c)
+            ceil_c = m.numerator.bit_length() - m.denominator.bit_length() + 1
+            far = 2 * prec + max(0, ceil_c - floor_top)  # 2^ceil_c ≥ |c|, 2^floor_top ≤ |c_0|
+            e_lo, e_hi = (_ZERO, mpq(1, 1 << far)) if a < -far else exp_bounds(a, prec)
+            lo, hi = (lo + c * e_lo, hi + c * e_hi) if c > 0 else (lo + c * e_hi, hi + c * e_lo)
+        return lo, hi
+
     def sign(self, max_precision: int = MAX_PRECISION) -> int:
         """The sign of the sum, certified; :class:`Undecided` at ``max_precision`` bits."""
         if not self.terms:
@@ -130,9 +152,10 @@ class ExpSum:
             return 1
         if all(c < 0 for _, c in self.terms):
             return -1
+        relative = self.shift(-self.terms[-1][0])  # same sign; its largest exponent is 0
         prec = 64
         while prec <= max_precision:
-            lo, hi = self.enclose(prec)
+            lo, hi = relative._enclose_relative(prec)
             if lo > 0:
                 return 1
             if hi < 0:

@@ -141,7 +141,10 @@ def _bounded_geometric_row(case: AuditCase) -> AuditRow:
         raise InvalidArgument(f"d_in = {d_in} must be ≥ 1", argument="d_in", value=d_in)
     claim, eps = claim_epsilon(meas.map(d_in))
     alphas = geometric_alphas(scale.double)
-    relation = vector_relation("linf", d_in, vectors(1, lower, upper))
+    # equal bounds: every input is clamped to the one output, so the universe is that input
+    # and one beyond it (clamped onto it): a pair of neighbours, for the engine to find ε = 0
+    top = upper + 1 if lower == upper else upper
+    relation = vector_relation("linf", d_in, vectors(1, lower, top))
     results = [check_relation(mechanism(_at_alpha(a, lower, upper)), relation, eps, 0)
                for a in alphas]
     holds = {r.holds for r in results}
@@ -158,8 +161,8 @@ def _bounded_geometric_row(case: AuditCase) -> AuditRow:
                     "exact" if len(results) == 1 else "enclosure", witness,
                     (f"α = 1 − p = {alpha_text}: p = 1 ⊖ inf_exp(−1/scale), OpenDP's "
                      f"arithmetic transcribed bit for bit",
-                     f"inputs: every integer in [{lower}, {upper}] (an input outside is "
-                     f"clamped to an end first)"))
+                     f"inputs: every integer in [{lower}, {top}] (an input outside "
+                     f"[{lower}, {upper}] is clamped to an end first)"))
 
 
 I32_MAX = 2 ** 31 - 1  # the library casts the release to i32, saturating
