@@ -77,6 +77,15 @@ def test_signs_at_exponents_of_any_magnitude(terms, expected):
     assert ExpSum.of(terms).sign(max_precision=1 << 12) == expected
 
 
+def test_enclosure_of_a_term_far_below_is_a_small_bound():
+    """e^(−10^300) ≤ 2^(−10^300) (e ≥ 2): the enclosure bounds the term by a power of two
+    of at most 2^20 bits rather than MPFR's underflow to 2^(−2^30), a 128 MB rational."""
+    lo, hi = ExpSum.of({-mpq(10) ** 300: 3}).enclose(64)
+    assert lo == 0 and 0 < hi <= mpq(3, 2 ** 65536) and hi.denominator.bit_length() <= 1 << 20
+    e_lo, e_hi = ExpSum.exp(mpq(-1000)).enclose(64)  # nearer: still evaluated, not bounded
+    assert e_lo > 0 and e_hi / e_lo < 1 + mpq(1, 2 ** 60)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.fractions(-20, 20, max_denominator=50),
                           st.fractions(-5, 5, max_denominator=50)), min_size=1, max_size=6),

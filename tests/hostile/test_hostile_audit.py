@@ -371,6 +371,12 @@ VERDICTS = [  # (base, changes, allowed exits): a decided or unknown verdict, ne
     pytest.param(GEO, {"d_in": 10 ** 6}, {0}, id="opendp-bounded-geometric-d_in-huge"),
     pytest.param(GAUSS, {"args__scale": F("1e308")}, {0}, id="opendp-gaussian-scale-huge"),
     pytest.param(NMAX, {"args__scale": F("1e300")}, {0}, id="opendp-noisy-max-scale-huge"),
+    # masses near e^(−10^300): decided and displayed relative to their largest terms (both
+    # ran past the watchdog, in MPFR's underflow to 2^(−2^30))
+    pytest.param(NMAX, {"args__scale": F("1e-300")}, {0}, id="opendp-noisy-max-scale-tiny"),
+    pytest.param(THR, {"args__scale": F("1e-300")}, {1}, id="opendp-threshold-scale-tiny"),
+    pytest.param(LAP, {"args__scale": F("1e-300")}, {0}, id="opendp-laplace-scale-tiny"),
+    pytest.param(GEO, {"args__bounds": [3, 3]}, {0}, id="opendp-bounded-geometric-constant"),
     pytest.param(_with(GEOTR, constructor="Geometric", args={"epsilon": F("1e300")}), {},
                  {1, 3}, id="diffprivlib-geometric-epsilon-huge"),
 ]

@@ -42,6 +42,7 @@ from verifier.core.numbers import format_rational, rational
 __all__ = ["ExpSum"]
 
 _ZERO = mpq(0)
+_FAR_NATS = 1 << 20  # below e^(−2^20), an absolute enclosure bounds a term by 2^(−2^20)
 
 
 def _canonical(terms: Iterable[tuple[mpq, mpq]]) -> tuple[tuple[mpq, mpq], ...]:
@@ -114,17 +115,27 @@ class ExpSum:
         return self.terms[0] if len(self.terms) == 1 else None
 
     def enclose(self, prec: int) -> tuple[mpq, mpq]:
-        """Rationals ``lo ≤ value ≤ hi`` (each term bounded by MPFR at ``prec`` bits)."""
+        """Rationals ``lo ≤ value ≤ hi`` (each term bounded by MPFR at ``prec`` bits; a term
+        ``e^a`` with ``a < −B``, ``B = min(64·prec + 2^16, 2^20)``, by ``[0, 2^−B]``, as
+        ``e^a ≤ 2^a`` for ``a ≤ 0``: MPFR's bound of ``e^(−10^300)`` is a rational of 2^30
+        bits, and an absolute enclosure gains nothing from it)."""
+        far = min(64 * prec + (1 << 16), _FAR_NATS)
         lo = hi = _ZERO
         for a, c in self.terms:
             if a == 0:
                 lo, hi = lo + c, hi + c
                 continue
-            e_lo, e_hi = exp_bounds(a, prec)
+            e_lo, e_hi = (_ZERO, mpq(1, 1 << far)) if a < -far else exp_bounds(a, prec)
             lo, hi = (lo + c * e_lo, hi + c * e_hi) if c > 0 else (lo + c * e_hi, hi + c * e_lo)
         return lo, hi
 
-    def _enclose_relative(self, prec: int) -> tuple[mpq, mpq]:
+    def relative(self) -> tuple[mpq, ExpSum]:
+        """``(a_max, r)`` with ``self = e^{a_max}·r``: ``a_max`` the largest exponent, so
+        ``r``'s largest is 0 (enclose it with :meth:`enclose_relative`)."""
+        top = self.terms[-1][0] if self.terms else _ZERO
+        return top, self.shift(-top)
+
+    def enclose_relative(self, prec: int) -> tuple[mpq, mpq]:
         """:meth:`enclose` of a sum whose largest exponent is 0, a far term bounded rather
         than evaluated: ``c·e^a`` with ``a < −(2·prec + L)``, where ``2^L ≥ |c|/|c_0|`` (``c_0``
         the coefficient at exponent 0), lies in ``±|c|·[0, 2^−(2·prec + L)]`` (``e^a ≤ 2^a``
@@ -152,10 +163,10 @@ class ExpSum:
             return 1
         if all(c < 0 for _, c in self.terms):
             return -1
-        relative = self.shift(-self.terms[-1][0])  # same sign; its largest exponent is 0
+        _, relative = self.relative()  # the same sign; its largest exponent is 0
         prec = 64
         while prec <= max_precision:
-            lo, hi = relative._enclose_relative(prec)
+            lo, hi = relative.enclose_relative(prec)
             if lo > 0:
                 return 1
             if hi < 0:
