@@ -85,8 +85,8 @@ def in_range(d: F64, name: str, *, gt: object = None, ge: object = None, lt: obj
              le: object = None, why: str = "") -> F64:
     """``d`` when its exact value lies in the range the bounds give (each an exact number:
     ``gt < d``, ``ge ≤ d``, ``d < lt``, ``d ≤ le``; an F64 bound is shown as the double it
-    is); otherwise an error naming ``name`` and
-    the range (``why``: the library's reason), raised before the library sees the value."""
+    is); otherwise an :class:`OutOfRange` naming ``name`` and the range (``why``: the
+    library's reason), raised before the library sees the value."""
     x = d.exact
     parts = []
     for bound, op, ok in ((gt, ">", lambda b: x > b), (ge, "≥", lambda b: x >= b),
