@@ -199,6 +199,38 @@ def test_prv_accountant_refuses_unknown_and_missing_options():
     assert err.value.key == "case[0].delta"  # both delta and epsilon: one is refused
 
 
+@pytest.mark.parametrize(("options", "key", "message"), [
+    ({"eps_max": -5}, "options.eps_max", "options.eps_max = -5.0 must be > 0"),
+    ({"eps_max": 1}, "options.eps_max", "options.eps_max = 1.0 must be > 1.0986122886681098"),
+    ({"eps_error": 0}, "options.eps_error", "options.eps_error = 0.0 must be > 0"),
+    ({"delta_error": 1}, "options.delta_error",
+     "options.delta_error = 1.0 must be > 0 and < 1"),
+    ({"delta_error": "1/1000"}, "options.delta_error",
+     "options.delta_error = 0.001 must be below delta = 0.001"),
+])
+def test_prv_accountant_options_checked_before_the_library(monkeypatch, options, key,
+                                                           message):
+    """eps_max = −5 reached PRVAccountant, whose error ("Number of samples, -9642, must be
+    non-negative") named no key. Each option's range is checked first (eps_max above the
+    one-run loss ln 3 = 1.0986…: the domain [−eps_max, eps_max] must hold it; delta_error
+    below the δ the ε is read at): the accountant is never built."""
+    prv_accountant = pytest.importorskip("prv_accountant")
+    from verifier.core.errors import SpecError
+
+    def never(*args, **kwargs):
+        raise AssertionError("the library saw the value")
+
+    monkeypatch.setattr(prv_accountant, "PRVAccountant", never)
+    case = {"library": "prv_accountant", "constructor": "PureDPMechanism",
+            "args": {"eps": "ln(3)"}, "compose": 2, "delta": "1/1000",
+            "options": {"eps_error": {"f64": "0.01"}, "delta_error": {"f64": "1e-6"},
+                        **options}}
+    with pytest.raises(SpecError) as err:
+        _run(case)
+    assert err.value.key == f"case[0].{key}"
+    assert message in str(err.value)
+
+
 # ------------------------------------------------------------------ autodp
 
 

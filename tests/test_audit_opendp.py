@@ -223,6 +223,27 @@ def test_discrete_laplace_epsilon_is_d_over_scale(constructor: str, scale: str,
     assert row.verdict == "sound"
 
 
+def test_discrete_laplace_at_scale_1e_minus_300_is_decided_sound() -> None:
+    """Scale s = 1e-300 (the double, read exactly): the tight ε is d_in/s ≈ 10^300 by the
+    same triangle inequality, and the library's claim is 1/s rounded up to a double
+    (1e300 ≥ 1/s), so the claim holds with δ = 0 — decided, with the claim shown."""
+    s = f64("1e-300")
+    row = run(case("make_laplace", {"scale": s}, 1))
+    assert row.tight_epsilon == Epsilon.of_nats(1 / s.exact)
+    assert isinstance(row.claim_epsilon, F64) and row.claim_epsilon.exact >= 1 / s.exact
+    assert row.verdict == "sound" and row.exactness == "exact"
+    assert isinstance(row.tight_delta, Certified) and row.tight_delta.value == 0
+
+
+def test_bounded_geometric_with_equal_bounds_is_constant_hence_zero_dp() -> None:
+    """bounds = [3, 3]: every input is clamped to 3 and so is every release; the law is the
+    point mass at 3 whatever the input, so the tight ε is 0 and any claim ε ≥ 0 holds."""
+    row = run(case("make_geometric", {"scale": f64("1.0"), "bounds": (3, 3)}, 2))
+    assert row.tight_epsilon == Epsilon.ZERO and row.tight_delta == 0
+    assert row.claim_epsilon == F64(2.0)  # the map d_in/scale
+    assert row.verdict == "sound" and row.exactness == "exact"
+
+
 @pytest.mark.parametrize(("sigma", "d_in"), [("2.0", 1), ("0.7", 3)])
 def test_discrete_gaussian_rho_is_d_squared_over_two_sigma_squared(sigma: str,
                                                                    d_in: int) -> None:

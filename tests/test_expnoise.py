@@ -59,6 +59,33 @@ def test_exact_zero_and_signs():
     assert str(ExpSum.of({mpq(0): 1, mpq(-1): -1})) == "-e^(-1) + 1"
 
 
+@pytest.mark.parametrize(("terms", "expected"), [
+    # e^(10^300) against 1: far beyond any double, yet 1 ≤ e^0 < e^(10^300) by hand
+    ({mpq(10) ** 300: -1, mpq(0): 1}, -1),
+    # 1 − 10^6·e^(−10^300) > 0: e^(−10^300) ≤ 2^(−10^300) and 10^6 < 2^20
+    ({mpq(0): 1, -mpq(10) ** 300: -10 ** 6}, 1),
+    # e^a − 2·e^(a−1) = e^a·(1 − 2/e) > 0 at a = 10^300 (e > 2)
+    ({mpq(10) ** 300: 1, mpq(10) ** 300 - 1: -2}, 1),
+    # 2^200000·e^(−100000) − 1 = e^(200000·ln 2 − 100000) − 1 > 0 (ln 2 > 0.69): a far
+    # term with a large coefficient still counts
+    ({mpq(0): -1, mpq(-100000): mpq(2) ** 200000}, 1),
+])
+def test_signs_at_exponents_of_any_magnitude(terms, expected):
+    """The sign is decided relative to the largest term: exponents of ±10^300 (OpenDP's
+    Laplace at scale 1e-300 puts them there) are neither evaluated by MPFR, which overflows
+    or underflows, nor need the precision cap."""
+    assert ExpSum.of(terms).sign(max_precision=1 << 12) == expected
+
+
+def test_enclosure_of_a_term_far_below_is_a_small_bound():
+    """e^(−10^300) ≤ 2^(−10^300) (e ≥ 2): the enclosure bounds the term by a power of two
+    of at most 2^20 bits rather than MPFR's underflow to 2^(−2^30), a 128 MB rational."""
+    lo, hi = ExpSum.of({-mpq(10) ** 300: 3}).enclose(64)
+    assert lo == 0 and 0 < hi <= mpq(3, 2 ** 65536) and hi.denominator.bit_length() <= 1 << 20
+    e_lo, e_hi = ExpSum.exp(mpq(-1000)).enclose(64)  # nearer: still evaluated, not bounded
+    assert e_lo > 0 and e_hi / e_lo < 1 + mpq(1, 2 ** 60)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.fractions(-20, 20, max_denominator=50),
                           st.fractions(-5, 5, max_denominator=50)), min_size=1, max_size=6),

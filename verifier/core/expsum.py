@@ -12,11 +12,13 @@ Theory*, 1975, Theorem 1.4), ``e^{a_1}, …, e^{a_m}`` are linearly independent 
 numbers for distinct algebraic ``a_i``. A sum in canonical form — equal exponents merged,
 zero coefficients dropped — is therefore zero exactly when it has no terms.
 
-**Sign (certified).** A non-zero sum is enclosed by rational bounds at rising precision
-(MPFR's ``exp`` with directed rounding, :func:`verifier.core.certified.exp_bounds`) until the
-enclosure excludes 0, which it does at a finite precision because the sum is not 0. A
-precision cap turns an extreme case into an :class:`~verifier.core.errors.Undecided` answer
-rather than a guess.
+**Sign (certified).** A non-zero sum is divided by ``e^{a_max}`` (its largest exponent, so the
+precision is relative to the largest term whatever its magnitude) and enclosed by rational
+bounds at rising precision (MPFR's ``exp`` with directed rounding,
+:func:`verifier.core.certified.exp_bounds`; a term too far below the largest to matter at that
+precision bounded by ``e^a ≤ 2^a`` for ``a ≤ 0``) until the enclosure excludes 0, which it
+does at a finite precision because the sum is not 0. A precision cap turns an extreme case
+into an :class:`~verifier.core.errors.Undecided` answer rather than a guess.
 
 >>> from gmpy2 import mpq
 >>> x = ExpSum.exp(mpq(-1)) * 2 - ExpSum.exp(mpq(-1))  # 2/e − 1/e = 1/e
@@ -40,6 +42,7 @@ from verifier.core.numbers import format_rational, rational
 __all__ = ["ExpSum"]
 
 _ZERO = mpq(0)
+_FAR_NATS = 1 << 20  # below e^(−2^20), an absolute enclosure bounds a term by 2^(−2^20)
 
 
 def _canonical(terms: Iterable[tuple[mpq, mpq]]) -> tuple[tuple[mpq, mpq], ...]:
@@ -112,13 +115,43 @@ class ExpSum:
         return self.terms[0] if len(self.terms) == 1 else None
 
     def enclose(self, prec: int) -> tuple[mpq, mpq]:
-        """Rationals ``lo ≤ value ≤ hi`` (each term bounded by MPFR at ``prec`` bits)."""
+        """Rationals ``lo ≤ value ≤ hi`` (each term bounded by MPFR at ``prec`` bits; a term
+        ``e^a`` with ``a < −B``, ``B = min(64·prec + 2^16, 2^20)``, by ``[0, 2^−B]``, as
+        ``e^a ≤ 2^a`` for ``a ≤ 0``: MPFR's bound of ``e^(−10^300)`` is a rational of 2^30
+        bits, and an absolute enclosure gains nothing from it)."""
+        far = min(64 * prec + (1 << 16), _FAR_NATS)
         lo = hi = _ZERO
         for a, c in self.terms:
             if a == 0:
                 lo, hi = lo + c, hi + c
                 continue
-            e_lo, e_hi = exp_bounds(a, prec)
+            e_lo, e_hi = (_ZERO, mpq(1, 1 << far)) if a < -far else exp_bounds(a, prec)
+            lo, hi = (lo + c * e_lo, hi + c * e_hi) if c > 0 else (lo + c * e_hi, hi + c * e_lo)
+        return lo, hi
+
+    def relative(self) -> tuple[mpq, ExpSum]:
+        """``(a_max, r)`` with ``self = e^{a_max}·r``: ``a_max`` the largest exponent, so
+        ``r``'s largest is 0 (enclose it with :meth:`enclose_relative`)."""
+        top = self.terms[-1][0] if self.terms else _ZERO
+        return top, self.shift(-top)
+
+    def enclose_relative(self, prec: int) -> tuple[mpq, mpq]:
+        """:meth:`enclose` of a sum whose largest exponent is 0, a far term bounded rather
+        than evaluated: ``c·e^a`` with ``a < −(2·prec + L)``, where ``2^L ≥ |c|/|c_0|`` (``c_0``
+        the coefficient at exponent 0), lies in ``±|c|·[0, 2^−(2·prec + L)]`` (``e^a ≤ 2^a``
+        for ``a ≤ 0``, as ``e ≥ 2``), at most ``|c_0|·2^(−2·prec)``. MPFR would underflow at
+        ``a ≈ −10^300``, and the bound shrinks as the precision rises."""
+        top = abs(self.terms[-1][1])
+        floor_top = top.numerator.bit_length() - top.denominator.bit_length() - 1
+        lo = hi = _ZERO
+        for a, c in self.terms:
+            if a == 0:
+                lo, hi = lo + c, hi + c
+                continue
+            m = abs(c)
+            ceil_c = m.numerator.bit_length() - m.denominator.bit_length() + 1
+            far = 2 * prec + max(0, ceil_c - floor_top)  # 2^ceil_c ≥ |c|, 2^floor_top ≤ |c_0|
+            e_lo, e_hi = (_ZERO, mpq(1, 1 << far)) if a < -far else exp_bounds(a, prec)
             lo, hi = (lo + c * e_lo, hi + c * e_hi) if c > 0 else (lo + c * e_hi, hi + c * e_lo)
         return lo, hi
 
@@ -130,9 +163,10 @@ class ExpSum:
             return 1
         if all(c < 0 for _, c in self.terms):
             return -1
+        _, relative = self.relative()  # the same sign; its largest exponent is 0
         prec = 64
         while prec <= max_precision:
-            lo, hi = self.enclose(prec)
+            lo, hi = relative.enclose_relative(prec)
             if lo > 0:
                 return 1
             if hi < 0:

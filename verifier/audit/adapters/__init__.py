@@ -16,10 +16,10 @@ from gmpy2 import mpq
 from verifier.audit.case import AuditCase
 from verifier.core.binary64 import F64
 from verifier.core.epsilon import parse_epsilon
-from verifier.core.errors import InvalidArgument, VerifierError
-from verifier.core.numbers import format_rational, rational
+from verifier.core.errors import InvalidArgument, OutOfRange, VerifierError
+from verifier.core.numbers import format_rational, integer, rational
 
-__all__ = ["double_arg", "double_of", "quiet", "positive_count"]
+__all__ = ["double_arg", "double_of", "quiet", "positive_count", "in_range", "option_double"]
 
 T = TypeVar("T")
 
@@ -81,11 +81,30 @@ def option_double(case: AuditCase, key: str, notes: list[str]) -> F64 | None:
     return d
 
 
-def positive_count(value: object, name: str, lo: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        raise InvalidArgument(f"{name} = {value!r} is not an integer ≥ {lo}", argument=name,
-                              value=value)
-    return value
+def in_range(d: F64, name: str, *, gt: object = None, ge: object = None, lt: object = None,
+             le: object = None, why: str = "") -> F64:
+    """``d`` when its exact value lies in the range the bounds give (each an exact number:
+    ``gt < d``, ``ge ≤ d``, ``d < lt``, ``d ≤ le``; an F64 bound is shown as the double it
+    is); otherwise an :class:`OutOfRange` naming ``name`` and the range (``why``: the
+    library's reason), raised before the library sees the value."""
+    x = d.exact
+    parts = []
+    for bound, op, ok in ((gt, ">", lambda b: x > b), (ge, "≥", lambda b: x >= b),
+                          (lt, "<", lambda b: x < b), (le, "≤", lambda b: x <= b)):
+        if bound is not None:
+            b = bound.exact if isinstance(bound, F64) else rational(bound, name)
+            shown_b = str(bound) if isinstance(bound, F64) else format_rational(b)
+            parts.append((f"{op} {shown_b}", ok(b)))
+    if not all(ok for _, ok in parts):
+        shown = str(d) if len(str(d)) <= 40 else d.hex
+        raise OutOfRange(f"{name} = {shown} must be {' and '.join(t for t, _ in parts)}{why}",
+                         argument=name, value=shown)
+    return d
+
+
+def positive_count(value: object, name: str, lo: int = 1, hi: int | None = None) -> int:
+    """An integer in ``[lo, hi]`` (an error naming ``name`` otherwise)."""
+    return integer(value, name, lo=lo, hi=hi)
 
 
 def quiet(f: Callable[..., T], *args: object, notes: list[str] | None = None,

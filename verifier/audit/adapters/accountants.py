@@ -38,18 +38,28 @@ so the pair of inputs 0 and 1 is a worst case.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable
+from typing import Any
 
 from gmpy2 import mpq
 
-from verifier.audit.adapters import double_arg, double_of, option_double, positive_count, quiet
+from verifier.audit.adapters import (
+    double_arg,
+    double_of,
+    in_range,
+    option_double,
+    positive_count,
+    quiet,
+)
 from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.judge import Claim, Curve, curve, judge, read_double
 from verifier.audit.registry import Adapter
 from verifier.core.binary64 import F64
+from verifier.core.budget import Budget, format_size
 from verifier.core.certified import exp_bounds
 from verifier.core.distribution import Dist
-from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.errors import BudgetExceeded, InvalidArgument, OutOfRange
 
 __all__ = ["PRV_ACCOUNTANT", "AUTODP", "DP_ACCOUNTING", "BRACKET_BITS", "MAX_REPEAT"]
 
@@ -59,6 +69,9 @@ MAX_REPEAT = 1000
 # a double ε beyond this is refused: e^ε is bracketed by rationals (MPFR) and handed to the
 # library, which models nothing meaningful there
 MAX_EPSILON = 1 << 20
+# bytes per cell of prv_accountant's grid, measured: 3.9 million cells took 780 MB (5 s),
+# 4.5 million 580 MB (11 s, k = 1000)
+BYTES_PER_CELL = 200
 
 
 def _rr(truth: mpq) -> tuple[Dist, Dist]:
@@ -146,6 +159,35 @@ def _approximate(truth: mpq, delta: mpq) -> tuple[Dist, Dist]:
     return Dist(p), Dist(q)
 
 
+def _cells(lib: Any, case: AuditCase, d: F64, dd: F64, k: int, errors: dict[str, F64],
+           eps_max: F64 | None) -> None:
+    """Refuse (naming ``options.eps_max``, or ``options.eps_error`` without it) an accountant
+    whose grid would take more than ``limits.memory`` at ``BYTES_PER_CELL``:
+    ``PRVAccountant`` lays cells of width ``eps_error/√(k/2·ln(12/delta_error))`` over
+    ``[−L, L]``, ``L = eps_max`` or the library's own safe size (an RDP bound, cheap) —
+    arithmetic in doubles, for a size estimate only."""
+    eps_error, delta_error = errors["eps_error"].double, errors["delta_error"].double
+    if eps_max is not None:
+        half, key = eps_max.double, "options.eps_max"
+    else:
+        from prv_accountant.accountant import compute_safe_domain_size
+        prv = (lib.PureDPMechanism(d.double) if case.constructor == "PureDPMechanism" else
+               lib.ApproximateDPMechanism(d.double, dd.double))
+        half = quiet(compute_safe_domain_size, [prv], [k], eps_error, delta_error)
+        key = "options.eps_error"
+    # float ok: a size estimate, never a verdict
+    cells = 2 * half * math.sqrt(k / 2 * math.log(12 / delta_error)) / eps_error
+    limit = Budget().max_memory
+    if not cells * BYTES_PER_CELL <= limit:
+        shown = errors["eps_error"] if eps_max is None else eps_max
+        raise BudgetExceeded(f"{key}: prv_accountant's grid would have about {cells:.3g} cells "
+                             f"(domain ±{half:.4g} at cells of eps_error/√(k/2·ln(12/"
+                             f"delta_error))), about {BYTES_PER_CELL} bytes each: more than "
+                             f"limits.memory = {format_size(limit)} bytes; raise "
+                             f"options.eps_error or give a smaller options.eps_max",
+                             argument=key, value=str(shown))
+
+
 def _prv(case: AuditCase) -> AuditRow:
     """PureDPMechanism(eps) or ApproximateDPMechanism(epsilon, delta) (see the module)."""
     import prv_accountant
@@ -155,24 +197,35 @@ def _prv(case: AuditCase) -> AuditRow:
     case.only(keys, ("eps_error", "delta_error", "eps_max"), compose=True, epsilon=True,
               delta=True)
     notes: list[str] = []
-    d = double_arg(case, keys[0], notes)
-    if not 0 <= d.exact <= MAX_EPSILON:
-        raise InvalidArgument(f"args.{keys[0]} = {d} is not in [0, 2^20]",
-                              argument=f"args.{keys[0]}", value=d)
-    dd = F64(0.0) if pure else double_arg(case, "delta", notes)
+    d = in_range(double_arg(case, keys[0], notes), f"args.{keys[0]}", ge=0, le=MAX_EPSILON)
+    dd = F64(0.0) if pure else in_range(double_arg(case, "delta", notes), "args.delta", ge=0,
+                                        lt=1)
     d0 = dd.exact
-    if not 0 <= d0 < 1:
-        raise InvalidArgument(f"args.delta = {d0} is not in [0, 1)", argument="args.delta")
+    k = _k(case)
+    which, at = _query(case, notes)
+    if which == "delta" and at.exact >= 1:
+        raise InvalidArgument(f"delta = {at}: prv_accountant reads no ε at δ ≥ 1 (compute_"
+                              f"epsilon fails there); the claim would be vacuous anyway",
+                              argument="delta", value=str(at))
     errors = {}
     for key in ("eps_error", "delta_error"):
         v = option_double(case, key, notes)
         if v is None:
             raise InvalidArgument(f"prv_accountant.PRVAccountant needs options.{key}",
                                   argument=f"options.{key}")
-        errors[key] = v.double
+        errors[key] = v
+    in_range(errors["eps_error"], "options.eps_error", gt=0, le=MAX_EPSILON)
+    in_range(errors["delta_error"], "options.delta_error", gt=0, lt=1)
+    if which == "delta" and 0 < at.exact <= errors["delta_error"].exact:
+        raise OutOfRange(f"options.delta_error = {errors['delta_error']} must be below "
+                         f"delta = {at}: the accountant's upper ε is read at δ − delta_error",
+                         argument="options.delta_error", value=str(errors["delta_error"]))
     eps_max = option_double(case, "eps_max", notes)
-    k = _k(case)
-    which, at = _query(case, notes)
+    if eps_max is not None:
+        in_range(eps_max, "options.eps_max", gt=0)
+        in_range(eps_max, "options.eps_max", gt=d, why=f" (above args.{keys[0]}: one "
+                 f"run's privacy loss reaches ±{keys[0]}, a narrower domain cuts it off)")
+    _cells(prv_accountant, case, d, dd, k, errors, eps_max)
 
     def pair(e: mpq) -> tuple[Dist, Dist]:
         return _rr(e / (1 + e)) if pure else _approximate(e / (1 + e), d0)
@@ -188,7 +241,7 @@ def _prv(case: AuditCase) -> AuditRow:
     prv = (prv_accountant.PureDPMechanism(d.double) if pure else
            prv_accountant.ApproximateDPMechanism(d.double, dd.double))
     acc = quiet(prv_accountant.PRVAccountant, prvs=[prv],
-                eps_error=errors["eps_error"], delta_error=errors["delta_error"],
+                eps_error=errors["eps_error"].double, delta_error=errors["delta_error"].double,
                 max_self_compositions=[k],
                 eps_max=None if eps_max is None else eps_max.double, notes=notes)
 
@@ -216,10 +269,7 @@ def _autodp_rr(case: AuditCase) -> AuditRow:
 
     case.only(("p",), ("accountant",), compose=True, epsilon=True, delta=True)
     notes: list[str] = []
-    p = double_arg(case, "p", notes)
-    if not 0 <= p.exact <= 1:
-        raise InvalidArgument(f"args.p = {p} is not a probability", argument="args.p",
-                              value=p)
+    p = in_range(double_arg(case, "p", notes), "args.p", ge=0, le=1)
     accountant = case.options.get("accountant")
     if accountant not in ("rdp", "phi"):
         raise InvalidArgument(f"options.accountant = {accountant!r}: give \"rdp\" "
@@ -264,10 +314,8 @@ def _dpa_rr(case: AuditCase) -> AuditRow:
                               f"(compose(event, k)) or \"repeat\" (k calls of compose(event))",
                               argument="options.composition", value=how)
     notes: list[str] = []
-    p = double_arg(case, "noise_parameter", notes)
-    if not 0 < p.exact <= 1:
-        raise InvalidArgument(f"args.noise_parameter = {p} is not in (0, 1]",
-                              argument="args.noise_parameter", value=p)
+    p = in_range(double_arg(case, "noise_parameter", notes), "args.noise_parameter", gt=0,
+                 lt=1, why=" (the library's range)")
     m = positive_count(case.arg("num_buckets"), "args.num_buckets", 2)
     accountant = case.options.get("accountant")
     if accountant not in ("pld", "rdp"):
@@ -275,6 +323,8 @@ def _dpa_rr(case: AuditCase) -> AuditRow:
                               f"(PLDAccountant) or \"rdp\" (RdpAccountant)",
                               argument="options.accountant", value=accountant)
     interval = option_double(case, "value_discretization_interval", notes)
+    if interval is not None:
+        in_range(interval, "options.value_discretization_interval", gt=0)
     if interval is not None and accountant != "pld":
         raise InvalidArgument("options.value_discretization_interval applies to the pld "
                               "accountant only", argument="options.value_discretization_interval")

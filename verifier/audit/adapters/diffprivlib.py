@@ -35,7 +35,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 from gmpy2 import mpq, mpz
 
-from verifier.audit.adapters import double_arg, positive_count, quiet
+from verifier.audit.adapters import double_arg, in_range, positive_count, quiet
 from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.judge import curve, judge
 from verifier.audit.registry import Adapter
@@ -94,7 +94,8 @@ def _binary_mech(case: AuditCase, k: int | None = None):  # a diffprivlib Binary
     from diffprivlib.mechanisms import Binary
 
     notes: list[str] = []
-    eps = double_arg(case, "epsilon", notes)
+    eps = in_range(double_arg(case, "epsilon", notes), "args.epsilon", gt=0,
+                   why=" (the library refuses ε = δ = 0 and a negative ε)")
     v0, v1 = case.arg("value0"), case.arg("value1")
     if not isinstance(v0, str) or not isinstance(v1, str) or not v0 or not v1 or v0 == v1:
         raise InvalidArgument("args.value0 and args.value1 must be two different non-empty "
@@ -166,9 +167,7 @@ def _counts(f: Callable[[int], Hashable], lo: int, hi: int, out: dict) -> None:
 def _geometric_params(case: AuditCase) -> tuple[F64, int, int | None, int | None, list[str]]:
     """epsilon, sensitivity and (GeometricTruncated) the bounds, checked."""
     notes: list[str] = []
-    eps = double_arg(case, "epsilon", notes)
-    if not eps.double > 0:
-        raise InvalidArgument(f"args.epsilon = {eps} must be positive", argument="args.epsilon")
+    eps = in_range(double_arg(case, "epsilon", notes), "args.epsilon", gt=0)
     sens = positive_count(case.args.get("sensitivity", 1), "args.sensitivity")
     if case.constructor == "Geometric":
         return eps, sens, None, None, notes

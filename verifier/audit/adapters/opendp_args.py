@@ -10,9 +10,10 @@ from verifier.audit.judge import read_double
 from verifier.core.binary64 import F64
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
+from verifier.core.numbers import integer
 
 __all__ = ["opendp", "version", "double_arg", "int_arg", "bool_option", "claim_epsilon",
-           "discrete_d_in", "verdict", "scale_arg", "NegativeClaim"]
+           "discrete_d_in", "verdict", "scale_arg", "NegativeClaim", "I32", "U32"]
 
 
 def opendp() -> Any:
@@ -42,11 +43,18 @@ def double_arg(case: AuditCase, key: str) -> F64:
                           f'{{f64 = "…"}}', argument=f"args.{key}", value=value)
 
 
-def int_arg(case: AuditCase, key: str, value: object | None = None) -> int:
+I32 = (-(1 << 31), (1 << 31) - 1)  # the library's i32 and u32 (Rust types of its arguments)
+U32 = (0, (1 << 32) - 1)
+
+
+def int_arg(case: AuditCase, key: str, value: object | None = None, lo: int | None = None,
+            hi: int | None = None) -> int:
+    """An integer argument (``key`` names it) in ``[lo, hi]`` when given: the range of the
+    Rust type the library converts it to, checked before the library sees it."""
     v = case.arg(key) if value is None else value
     if isinstance(v, bool) or not isinstance(v, int):
         raise InvalidArgument(f"{key} = {v!r:.40} is not an integer", argument=key, value=v)
-    return v
+    return integer(v, key, lo=lo, hi=hi)
 
 
 def bool_option(case: AuditCase, key: str) -> bool:
@@ -80,7 +88,7 @@ def claim_epsilon(value: object) -> tuple[F64 | Epsilon, Epsilon]:
 
 
 def discrete_d_in(case: AuditCase) -> int:
-    d = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1)
+    d = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1, hi=U32[1])
     if d < 1:
         raise InvalidArgument(f"d_in = {d}: under DiscreteDistance only different inputs "
                               f"(distance 1) are compared; give d_in ≥ 1", argument="d_in",

@@ -34,7 +34,10 @@ from typing import Any
 
 from gmpy2 import mpq
 
+from verifier.audit.adapters import in_range
 from verifier.audit.adapters.opendp_args import (
+    I32,
+    U32,
     NegativeClaim,
     bool_option,
     claim_epsilon,
@@ -73,9 +76,7 @@ def laplace_row(case: AuditCase) -> AuditRow:
     scale = scale_arg(case)
     make = getattr(dp.m, case.constructor)
     meas = make(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=scale.double)
-    d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1)
-    if d_in < 1:
-        raise InvalidArgument(f"d_in = {d_in} must be ≥ 1", argument="d_in", value=d_in)
+    d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1, 1, I32[1])
     claim, eps = claim_epsilon(meas.map(d_in))
     if eps.infinite:  # MaxDivergence: D∞(P‖Q) ≤ ∞ for every pair; the tight ε is d_in/scale
         return AuditRow(case, claim, mpq(0), mpq(0), Epsilon.of_nats(d_in / scale.exact),
@@ -112,6 +113,8 @@ def bounds(case: AuditCase) -> tuple[int, int]:
             isinstance(x, int) and not isinstance(x, bool) for x in b)) or b[0] > b[1]:
         raise InvalidArgument(f"args.bounds = {b!r:.40}: two integers [lower, upper], "
                               f"lower ≤ upper", argument="args.bounds", value=b)
+    int_arg(case, "args.bounds", b[0], *I32)
+    int_arg(case, "args.bounds", b[1], *I32)
     if b[1] - b[0] > MAX_SPAN:
         raise BudgetExceeded(f"args.bounds = {list(b)}: {b[1] - b[0] + 1} outputs, more than "
                              f"{MAX_SPAN + 1}", argument="args.bounds", value=list(b))
@@ -134,14 +137,19 @@ def _bounded_geometric_row(case: AuditCase) -> AuditRow:
     dp = opendp()
     scale = scale_arg(case)
     lower, upper = bounds(case)
+    alphas = geometric_alphas(scale.double)
+    if alphas[-1] >= 1:
+        raise InvalidArgument(f"args.scale = {scale}: OpenDP's p = 1 ⊖ e^(−1/scale) rounds to "
+                              f"0, outside the (0, 1] the library takes", argument="args.scale",
+                              value=str(scale))
     meas = dp.m.make_geometric(dp.atom_domain(T=int), dp.absolute_distance(T=int),
                                scale=scale.double, bounds=(lower, upper))
-    d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1)
-    if d_in < 1:
-        raise InvalidArgument(f"d_in = {d_in} must be ≥ 1", argument="d_in", value=d_in)
+    d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1, 1, I32[1])
     claim, eps = claim_epsilon(meas.map(d_in))
-    alphas = geometric_alphas(scale.double)
-    relation = vector_relation("linf", d_in, vectors(1, lower, upper))
+    # equal bounds: every input is clamped to the one output, so the universe is that input
+    # and one beyond it (clamped onto it): a pair of neighbours, for the engine to find ε = 0
+    top = upper + 1 if lower == upper else upper
+    relation = vector_relation("linf", d_in, vectors(1, lower, top))
     results = [check_relation(mechanism(_at_alpha(a, lower, upper)), relation, eps, 0)
                for a in alphas]
     holds = {r.holds for r in results}
@@ -158,8 +166,8 @@ def _bounded_geometric_row(case: AuditCase) -> AuditRow:
                     "exact" if len(results) == 1 else "enclosure", witness,
                     (f"α = 1 − p = {alpha_text}: p = 1 ⊖ inf_exp(−1/scale), OpenDP's "
                      f"arithmetic transcribed bit for bit",
-                     f"inputs: every integer in [{lower}, {upper}] (an input outside is "
-                     f"clamped to an end first)"))
+                     f"inputs: every integer in [{lower}, {top}] (an input outside "
+                     f"[{lower}, {upper}] is clamped to an end first)"))
 
 
 I32_MAX = 2 ** 31 - 1  # the library casts the release to i32, saturating
@@ -197,10 +205,7 @@ def gaussian_row(case: AuditCase) -> AuditRow:
     sigma = scale_arg(case)
     meas = dp.m.make_gaussian(dp.atom_domain(T=int), dp.absolute_distance(T=int),
                               scale=sigma.double)
-    d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1)
-    if not 1 <= d_in < 2 ** 29:
-        raise InvalidArgument(f"d_in = {d_in} must be between 1 and 2^29", argument="d_in",
-                              value=d_in)
+    d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1, 1, 2 ** 29 - 1)
     claimed = read_double(float(meas.map(d_in)))  # float ok: the library's double, read exactly
     if claimed == float("inf"):  # float ok: ρ = ∞ bounds every divergence: vacuous
         return AuditRow(case, Epsilon.INF, None, None, None, "sound", None, "exact",
@@ -265,7 +270,7 @@ def noisy_max_row(case: AuditCase) -> AuditRow:
               inputs=True)
     dp = opendp()
     scale = scale_arg(case)
-    k = int_arg(case, "args.k", case.arg("k")) if top_k else 1
+    k = int_arg(case, "args.k", case.arg("k"), 1, U32[1]) if top_k else 1
     negate, monotonic = bool_option(case, "negate"), bool_option(case, "monotonic")
     universe, floats = _scores(case)
     kind = float if floats else int
@@ -279,7 +284,8 @@ def noisy_max_row(case: AuditCase) -> AuditRow:
     if d is None:
         raise InvalidArgument(f"{case.constructor} needs d_in (the L∞ distance of the score "
                               f"vectors)", argument="d_in")
-    d_in = d.exact if isinstance(d, F64) else mpq(int_arg(case, "d_in", d))
+    d_in = in_range(d, "d_in", ge=0).exact if isinstance(d, F64) else \
+        mpq(int_arg(case, "d_in", d, 0, I32[1]))
     claim, eps = claim_epsilon(meas.map(d.double if isinstance(d, F64) else int(d_in)))
     signed = tuple(tuple(-v for v in x) for x in universe) if negate else universe
     try:
@@ -334,13 +340,18 @@ def threshold_row(case: AuditCase) -> AuditRow:
     case.only(("scale", "threshold"), d_in=True)
     dp = opendp()
     scale = scale_arg(case)
-    t = int_arg(case, "args.threshold", case.arg("threshold"))
+    t = int_arg(case, "args.threshold", case.arg("threshold"), 1, I32[1])
     d = case.d_in
     if not (isinstance(d, tuple) and len(d) == 3 and all(
             isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in d)):
         raise InvalidArgument(f"d_in = {d!r}: the L01Inf distance is three integers "
                               f"(l0, l1, linf) ≥ 0", argument="d_in", value=d)
-    l0, l1, li = d
+    l0, l1, li = (int_arg(case, "d_in", x, 0, hi)
+                  for x, hi in zip(d, (U32[1], I32[1], I32[1]), strict=True))
+    if li > t:
+        raise InvalidArgument(f"args.threshold = {t} is below d_in's l∞ distance {li} (the "
+                              f"library takes a threshold ≥ it)", argument="args.threshold",
+                              value=t)
     meas = dp.m.make_laplace_threshold(
         dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T=int)),
         dp.l01inf_distance(dp.absolute_distance(T=int)), scale=scale.double, threshold=t)

@@ -117,14 +117,18 @@ def _log_ratio(a: ExpSum, b: ExpSum) -> tuple[Epsilon | Certified, str]:
             e = Epsilon.log(factor)
             return e, str(e)
 
+    (top_a, ra), (top_b, rb) = a.relative(), b.relative()
+
     def enclose(prec: int) -> tuple[mpq, mpq]:
         # both masses are positive (every candidate can be released); their enclosures are
         # refined until their lower ends are too, so that ln(a_lo/b_hi) ≤ ln(a/b) ≤
-        # ln(a_hi/b_lo) holds (a floor in place of a non-positive end would not bound it)
+        # ln(a_hi/b_lo) holds (a floor in place of a non-positive end would not bound it).
+        # Each is enclosed relative to its largest term: ln(a/b) = (top_a − top_b) +
+        # ln(ra/rb), so masses near e^(−10^300) (scale 1e-300) cost what masses near 1 do
         p = prec
         while True:
-            a_lo, a_hi = a.enclose(p)
-            b_lo, b_hi = b.enclose(p)
+            a_lo, a_hi = ra.enclose_relative(p)
+            b_lo, b_hi = rb.enclose_relative(p)
             if a_lo > 0 and b_lo > 0:
                 break
             if p >= MAX_PRECISION:
@@ -133,7 +137,7 @@ def _log_ratio(a: ExpSum, b: ExpSum) -> tuple[Epsilon | Certified, str]:
             p *= 2
         lo, _ = log_bounds(a_lo / b_hi, prec)
         _, hi = log_bounds(a_hi / b_lo, prec)
-        return lo, hi
+        return top_a - top_b + lo, top_a - top_b + hi
 
     return Certified(enclose), f"ln(({a})/({b}))"
 

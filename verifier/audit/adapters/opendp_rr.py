@@ -10,7 +10,10 @@ from typing import Any
 
 from gmpy2 import mpq
 
+from verifier.audit.adapters import in_range
 from verifier.audit.adapters.opendp_args import (
+    I32,
+    U32,
     bool_option,
     claim_epsilon,
     discrete_d_in,
@@ -57,7 +60,8 @@ def _finite_row(case: AuditCase, claim: F64 | Epsilon, eps: Epsilon,
 def rr_bool_row(case: AuditCase) -> AuditRow:
     case.only(("prob", "constant_time"), d_in=True)
     dp = opendp()
-    prob = double_arg(case, "prob")
+    prob = in_range(double_arg(case, "prob"), "args.prob", ge=mpq(1, 2), le=1,
+                    why=" (the library's range)")
     meas = dp.m.make_randomized_response_bool(prob=prob.double,
                                               constant_time=bool_option(case, "constant_time"))
     claim, eps = claim_epsilon(meas.map(discrete_d_in(case)))
@@ -74,7 +78,14 @@ def categories(case: AuditCase) -> tuple[Hashable, ...]:
     if kinds not in ({int}, {str}):
         raise InvalidArgument("args.categories: integers or strings, all of one type",
                               argument="args.categories", value=cats)
-    return tuple(dict.fromkeys(cats))  # the library keeps them as a set
+    twice = next((c for i, c in enumerate(cats) if c in cats[:i]), None)
+    if twice is not None:
+        raise InvalidArgument(f"args.categories: {twice!r:.40} is listed twice",
+                              argument="args.categories", value=cats)
+    if kinds == {int}:
+        for c in cats:
+            int_arg(case, "args.categories", c, *I32)
+    return cats
 
 
 def _outside(cats: tuple[Hashable, ...]) -> Hashable:
@@ -87,7 +98,9 @@ def rr_categorical_row(case: AuditCase) -> AuditRow:
     case.only(("categories", "prob"), d_in=True, inputs=True)
     dp = opendp()
     cats = categories(case)
-    prob = double_arg(case, "prob")
+    # float ok: the library's own bound, 1/t rounded to a double (it checks p ≥ fl(1/t))
+    prob = in_range(double_arg(case, "prob"), "args.prob", ge=F64(1 / len(cats)), le=1,
+                    why=f" (the library's range for {len(cats)} categories: p ≥ fl(1/t))")
     meas = dp.m.make_randomized_response(categories=list(cats), prob=prob.double)
     claim, eps = claim_epsilon(meas.map(discrete_d_in(case)))
     if case.inputs is not None:
@@ -133,8 +146,8 @@ def rr_bitvec_row(case: AuditCase) -> AuditRow:
     fixed-length use, exactly, over every pair of them."""
     case.only(("max_weight", "f", "constant_time"), d_in=True, inputs=True)
     dp = opendp()
-    m = int_arg(case, "args.max_weight", case.arg("max_weight"))
-    f = double_arg(case, "f")
+    m = int_arg(case, "args.max_weight", case.arg("max_weight"), *U32)
+    f = in_range(double_arg(case, "f"), "args.f", gt=0, le=1, why=" (the library's range)")
     meas = dp.m.make_randomized_response_bitvec(
         dp.bitvector_domain(max_weight=m), dp.discrete_distance(), f=f.double,
         constant_time=bool_option(case, "constant_time"))
