@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import comb
 
-from verifier import Dist, analyse, iid, independent, knowledge, known_indices, mechanism
+from verifier import Dist, analyse, iid, independent, knowledge, mechanism
 from verifier.core.epsilon import Epsilon
 from verifier.engines.count_law import ones_law
 from verifier.notions.partial.cases import apk_loss, ordered_pairs
