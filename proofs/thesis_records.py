@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import comb
 
-from verifier import Dist, analyse, iid, independent, knowledge, mechanism
+from verifier import Dist, analyse, iid, independent, knowledge, known_indices, mechanism
 from verifier.core.epsilon import Epsilon
 from verifier.engines.count_law import ones_law
 from verifier.notions.partial.cases import apk_loss, ordered_pairs
@@ -199,6 +199,43 @@ def theorem4(item) -> bool | None:
     return True if expected > 0 else None
 
 
+# ------------------------------------------------------------ the referendum tally
+
+
+def referendum_family():
+    yield from (Fraction(1, 2), Fraction(1, 3), Fraction(1, 10))
+
+
+def referendum(p: Fraction) -> bool | None:
+    """The thesis' referendum before Definition 59, at its stated size: 2000 voters, each
+    "yes" with probability p, the exact tally released, the attacker knows 1000 votes. The
+    code's APK δ (worst over the 1001 tallies of the known votes) and PPK δ at e^ε = 11/10,
+    2 and 5/2 are equal, and equal the closed form of the passive attacker without knowledge
+    against the tally of the 999 other unknown votes and the target, X ~ Bin(999, p):
+    max over the two orders of Σ_k max(0, P[X = k − a] − e^ε·P[X = k − b]), in integers over
+    the common denominator. Vacuous where δ is 0 or 1."""
+    from verifier import count
+    s, d = p.numerator, p.denominator
+    N = [comb(999, k) * s ** k * (d - s) ** (999 - k) for k in range(1000)]
+
+    def at(k: int) -> int:
+        return N[k] if 0 <= k < len(N) else 0
+    an = analyse(count([1]), values=[0, 1], records=2000,
+                 models=iid([str(1 - p), str(p)], [0, 1], 2000),
+                 knowledge=known_indices(range(1000)), targets=1999)
+    meaningful = False
+    for E in (Fraction(11, 10), Fraction(2), Fraction(5, 2)):
+        e, f = E.numerator, E.denominator
+        expected = max(Fraction(sum(max(0, f * at(k - a) - e * at(k - b)) for k in range(1001)),
+                                f * d ** 999) for a, b in ((1, 0), (0, 1)))
+        rep = an.report(["apkdp", "ppkdp"], Epsilon.log(E)).results
+        if ref.F(rep["apkdp"].delta.value) != expected or \
+                ref.F(rep["ppkdp"].delta.value) != expected:
+            return False
+        meaningful |= 0 < expected < 1
+    return True if meaningful else None
+
+
 # ------------------------------------------------------------ seed 003 Lemma 2
 
 
@@ -307,6 +344,10 @@ THESIS_RECORDS = [
             "η·(T−1)(1−p)/(T−1−(n−1)p), ε = ln(1 + η/(1−δ)), η = B(T−1, n−1, p); also for "
             "priors p_j ≤ p, whose count is dominated by Bin(n−1, p)", theorem4_family,
             theorem4, compared_with="Fraction binomial laws and convolutions"),
+    Theorem("referendum-2000", "thesis, the referendum before Definition 59; Theorem 2",
+            "the exact tally of 2000 votes, 1000 known: APK δ = PPK δ = the δ of a passive "
+            "attacker facing the 999 other unknown votes", referendum_family, referendum,
+            method="closed form"),
     Theorem("lemma2-event-sets", "seed 003 Lemma 2",
             "APK δ is the least δ making the conditioned output laws (ε, δ)-indistinguishable "
             "over every event set", event_family, lemma2_events,
