@@ -252,6 +252,41 @@ def worst_prior_search(item) -> bool:
     return best_p == star
 
 
+FIGURE_PRIORS = (Fraction(1, 20), Fraction(1, 10), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4))
+FIGURE_ETAS = (Fraction(1, 100), Fraction(1, 20), Fraction(1, 10), Fraction(1, 5),
+               Fraction(3, 10), Fraction(2, 5))
+
+
+def figure_family():
+    yield from FIGURE_PRIORS
+
+
+def figure(p: Fraction) -> bool:
+    """The slides' figure "advantage vs epsilon for different prior distributions" as numbers
+    (R = 1): for the prior p, the code's largest ε for each η of the grid equals the closed
+    form ln((1−p)(p+η)/(p(1−p−η))) exactly, is ∞ exactly when p + η ≥ 1, grows strictly with
+    η, and never falls below the worst-case curve ln(((1+η)/(1−η))²) — reaching it only where
+    p = (1 − η)/2. (The values are tabulated in docs/mathematics.md §7.)"""
+    previous = None
+    for eta in FIGURE_ETAS:
+        eps = simplified_epsilon(mpq(p), mpq(eta), 1)
+        if p + eta >= 1:
+            if not eps.infinite:
+                return False
+            previous = None
+            continue
+        rate = (1 - p) * (p + eta) / (p * (1 - p - eta))
+        if eps.infinite or ref.F(eps.base) != rate ** eps.scale:
+            return False
+        if previous is not None and not previous < rate:
+            return False
+        worst = ((1 + eta) / (1 - eta)) ** 2
+        if rate < worst or (rate == worst) != (p == (1 - eta) / 2):
+            return False
+        previous = rate
+    return True
+
+
 GUESSING_MORE_RECORDS = [
     Theorem("guess-converse", "seed 004, \"analogously for Pr_pre − Pr_post ≤ η\" "
             "(reconstructed)",
@@ -271,4 +306,8 @@ GUESSING_MORE_RECORDS = [
     Theorem("guess-worst-prior-search", "seed 004, worst-case prior distribution (fixed η)",
             "searched over 400 priors, p = (1 − η)/2 is the unique prior needing the least ε",
             worst_prior_search_family, worst_prior_search, method="closed form"),
+    Theorem("guess-figure", "seed 004, \"guessing advantage vs epsilon for different prior "
+            "distributions\"", "the largest ε for each advantage η and prior p (R = 1): the "
+            "closed form exactly, increasing in η, above the worst-case curve",
+            figure_family, figure, method="closed form"),
 ]
