@@ -142,6 +142,8 @@ def unknown_prior(item) -> bool | None:
     if power != check:
         raise Disagreement(f"{q}^{far} is not rational")
     top = 1 / (1 + (1 - p) / (power * p))
+    if ref.F(base.diameter()) != max(ref.F(base.distance(a, b)) for a in domain for b in domain):
+        return False  # R, written directly as the largest distance
     attained = False
     for prior in _priors_with_mass(domain, goal, p):
         model = GuessModel(domain, Dist({x: mpq(w) for x, w in prior.items()}), kernel,
