@@ -172,6 +172,11 @@ MUTANTS = [
            "        return lambda p, q: p * den > num * q\n    return lambda p, q: compare_exp(",
            "        return lambda p, q: p > num * q\n    return lambda p, q: compare_exp(",
            records=("referendum-2000",)),
+    Mutant("or-goal", "an OR goal is read as AND (every attribute within its precision)",
+           "verifier/guessing/model.py",
+           'near = all if self.mode == "and" or k is not None else any',
+           "near = all",
+           records=("guess-or-goals",)),
 ]
 
 _RUN = """
