@@ -16,6 +16,7 @@ import traceback
 from collections.abc import Callable
 
 from .guessing_more_records import GUESSING_MORE_RECORDS
+from .guessing_or_records import GUESSING_OR_RECORDS
 from .guessing_theorems import GUESSING_RECORDS
 from .pso_composition_records import PSO_COMPOSITION_RECORDS
 from .pso_records import PSO_RECORDS
@@ -27,7 +28,8 @@ from .thesis_records import THESIS_RECORDS
 __all__ = ["RECORDS", "SAMPLED", "outcome", "rows", "markdown", "by_id", "main"]
 
 RECORDS: list[Theorem] = (THEOREMS + THESIS_RECORDS + PSO_RECORDS + PSO_COMPOSITION_RECORDS
-                          + GUESSING_RECORDS + GUESSING_MORE_RECORDS + SYMBOLIC_THEOREMS)
+                          + GUESSING_RECORDS + GUESSING_OR_RECORDS + GUESSING_MORE_RECORDS
+                          + SYMBOLIC_THEOREMS)
 SAMPLED = [t for t in THEOREMS if t.expected and t.family.__name__ == "partial_knowledge_family"]
 _SYMBOLIC = {t.name for t in SYMBOLIC_THEOREMS}
 _RESULTS: dict[str, tuple[Tally, str, float]] = {}
