@@ -38,7 +38,7 @@ def holds() -> dict:
 
 def reason(cert: dict, limit: int | None = None) -> str:
     out = verify_certificate(cert) if limit is None else verify_certificate(cert, limit)
-    assert out.status[0] == 1, out.status
+    assert out.status[0] == 2, out.status
     return out.reason or ""
 
 

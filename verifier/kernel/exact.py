@@ -21,7 +21,9 @@ from typing import Any
 
 MAX_DATABASES = 100_000  # re-enumerate a spec only up to this many databases per data model
 MAX_DIGITS = 100_000  # characters of one rational
-MAX_BYTES = 1 << 30  # a certificate file read at all
+MAX_BYTES = 1 << 26  # a certificate file read at all (64 MiB)
+MAX_INT_DIGITS = 100  # digits of a JSON integer literal (records, indices, counts, values)
+MAX_EXP_BITS = 1 << 22  # bits of one Taylor bound of e^x before the comparison is undecided
 _NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
 ZERO, ONE = Fraction(0), Fraction(1)
 BOTTOM = {"bottom": True}
@@ -29,6 +31,11 @@ BOTTOM = {"bottom": True}
 
 class Rejected(Exception):
     """The certificate does not match: the message names the first discrepancy."""
+
+
+class Undecided(Exception):
+    """A comparison or a size beyond the kernel's limits: neither verified nor rejected, the
+    certificate's verdict is unknown here (exit 3)."""
 
 
 class Recorded(str):
@@ -50,19 +57,34 @@ def _unique_keys(pairs: list) -> dict:
     return out
 
 
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer literal of {len(text)} characters (over "
+                         f"{MAX_INT_DIGITS} digits; exact numbers are written \"num/den\")")
+    return int(text)
+
+
+def _no_float(text: str) -> object:
+    raise ValueError(f"the number {text[:40]!r} is not an integer (a certificate writes exact "
+                     f"numbers as \"num/den\")")
+
+
 def load(path: str) -> object:
     """The JSON of a certificate file (``OSError``, ``ValueError`` when it cannot be read,
     a key given twice in one object included: which one counts would be a guess). Only a
     regular file of at most :data:`MAX_BYTES` is opened: a named pipe would block, a device
-    never end."""
+    never end. An integer literal has at most :data:`MAX_INT_DIGITS` digits (checked before
+    it is converted: a 4,000,000-digit literal would take minutes), and a float, ``NaN`` or
+    ``Infinity`` is refused: every exact number is a string ``"num/den"``."""
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         raise ValueError("not a regular file")
     if info.st_size > MAX_BYTES:
         raise ValueError(f"{info.st_size} bytes, over the kernel's limit of {MAX_BYTES}")
-    sys.set_int_max_str_digits(0)
+    sys.set_int_max_str_digits(0)  # the rationals "num/den" (each ≤ MAX_DIGITS characters)
     with open(path, encoding="utf-8") as f:
-        return json.load(f, object_pairs_hook=_unique_keys)
+        return json.load(f, object_pairs_hook=_unique_keys, parse_int=_int,
+                         parse_float=_no_float, parse_constant=_no_float)
 
 
 def check_fields(cert: dict, version: int) -> None:
@@ -199,7 +221,8 @@ def exp_sign(r: Fraction, x: Fraction) -> int:
     """Sign of ``r − e^x`` for rational ``x ≠ 0`` and ``r ≥ 0``: first by bit sizes
     (``0 < r < 2^b ≤ e^b`` for a numerator of ``b`` bits, and ``r > 2^{−b′} ≥ e^{−b′}`` for a
     denominator of ``b′`` bits), so that a huge ``|x|`` costs nothing; else Taylor bounds of
-    ``e^{|x|/m}`` raised to ``m``, refined until they separate (``e^x`` is irrational)."""
+    ``e^{|x|/m}`` raised to ``m``, refined until they separate (``e^x`` is irrational), but
+    only while a bound stays under :data:`MAX_EXP_BITS` bits: beyond, :class:`Undecided`."""
     if r <= 0:
         return -1
     if x == 0:  # e^0 = 1 (the callers keep ε = 0 as a rate; this is the last guard)
@@ -215,7 +238,11 @@ def exp_sign(r: Fraction, x: Fraction) -> int:
         s, t = ZERO, ONE
         for j in range(terms):
             s, t = s + t, t * y / (j + 1)
-        lo, hi = s ** m, (s + 2 * t) ** m  # remainder ≤ 2·y^N/N! for y ≤ 1
+        up = s + 2 * t  # remainder ≤ 2·y^N/N! for y ≤ 1
+        if m * (up.numerator.bit_length() + up.denominator.bit_length()) > MAX_EXP_BITS:
+            raise Undecided(f"e^{brief(str(x), 30)} and {brief(str(r), 30)} are not "
+                            f"separated within the kernel's precision limit")
+        lo, hi = s ** m, up ** m
         if x < 0:
             lo, hi = 1 / hi, 1 / lo
         if r < lo:

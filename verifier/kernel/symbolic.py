@@ -102,9 +102,9 @@ def _indices(spec: dict, entry: dict, where: str) -> None:
         raise Rejected(f"{where}.backgrounds: a witness compares two background values")
 
 
-def verify_reducible(cert: dict, notes: list, limit: int) -> None:
-    """Check a ``plrv reducible`` certificate; raises :class:`Rejected` at the first
-    discrepancy."""
+def verify_reducible(cert: dict, notes: list, limit: int) -> bool:
+    """Check a ``plrv reducible`` certificate and return its verdict (reducible or not);
+    raises :class:`Rejected` at the first discrepancy."""
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
     validate_check_spec(spec)
     width, values = len(spec["values"]), spec["values"]
@@ -130,7 +130,7 @@ def verify_reducible(cert: dict, notes: list, limit: int) -> None:
                            f"output profiles, so a bijection exists")
         notes.append(f"not reducible: backgrounds {w['backgrounds'][0]!r} and "
                      f"{w['backgrounds'][1]!r} have different multisets of profiles")
-        return
+        return False
     if res["reducible"] is not True:
         raise Rejected(f"results.reducible: {res['reducible']!r} with independent evidence")
     tables = ev["tables"]
@@ -170,6 +170,7 @@ def verify_reducible(cert: dict, notes: list, limit: int) -> None:
             count += 1
     notes.append(f"reducible: {count} bijections map outputs to outputs with equal profiles"
                  + ("; profiles re-derived by enumeration" if why is None else ""))
+    return True
 
 
 def _evaluate(tree: list, values: dict) -> object:
