@@ -25,6 +25,7 @@ from .exact import (
     out_key,
     q,
     read_delta,
+    within,
 )
 from .relation import relation_delta, relation_witness
 
@@ -142,6 +143,14 @@ def dp_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
         notes.append(Recorded("dp: δ taken from the certificate (no output laws of user "
                               "code given); the failure rests on the witness"))
         return read_delta(cert["results"]["dp"]["delta"], eps, "results.dp.delta")
+    # every law's outputs, compared once per neighbour of its database
+    size = k ** n if kind == "randomized_response" else n + 1 if kind == "geometric_count" \
+        else 1
+    total = count * size if mech is not None else \
+        sum(len(e["law"]) for e in laws["laws"])  # type: ignore[index]
+    within(total * (1 + (k * (k - 1) if by_counts else n * (k - 1)) * eps.cost),
+           f"dp: the output laws of {count} {'count vectors' if by_counts else 'databases'} "
+           f"({total} masses) against their neighbours'")
     dbs = _count_vectors(len(values), n) if by_counts else list(product(values, repeat=n))
     given = _given_laws(laws) if laws is not None else None
     if given is not None and set(given) != set(dbs):

@@ -23,6 +23,7 @@ MAX_DATABASES = 100_000  # re-enumerate a spec only up to this many databases pe
 MAX_DIGITS = 100_000  # characters of one rational
 MAX_BYTES = 1 << 26  # a certificate file read at all (64 MiB)
 MAX_INT_DIGITS = 100  # digits of a JSON integer literal (records, indices, counts, values)
+MAX_WORK = 1_000_000  # comparisons of output masses (one at ε in nats counts ten) per check
 MAX_EXP_BITS = 1 << 22  # bits of one Taylor bound of e^x before the comparison is undecided
 _NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
 ZERO, ONE = Fraction(0), Fraction(1)
@@ -46,6 +47,13 @@ class Recorded(str):
 
 CHECK_FIELDS = {"format", "version", "kind", "spec", "results", "evidence"}
 CHECK_EVIDENCE = {"tables", "cases", "omitted", "witnesses", "dp_relation", "dp_laws"}
+
+
+def within(work: int, what: str) -> None:
+    """Refuse, before doing it, work beyond :data:`MAX_WORK`: the verdict is then unknown
+    here (exit 3), never a hang."""
+    if work > MAX_WORK:
+        raise Undecided(f"{what}: {work} steps exceed the kernel's work limit of {MAX_WORK}")
 
 
 def _unique_keys(pairs: list) -> dict:
@@ -144,8 +152,32 @@ def q(text: object, where: str) -> Fraction:
     return Fraction(text)
 
 
+def canonical(value: object, depth: int = 0) -> object:
+    """A value, output or background as the certificate's typed encoding, in one spelling:
+    a rational in lowest terms (``{"rational": "2/4"}`` is ``"1/2"``), every other form
+    exactly as written. Anything else (a boolean, a float, an unknown object) is rejected:
+    two spellings of one value would otherwise be two values."""
+    if type(value) is int or isinstance(value, str):
+        return value
+    if isinstance(value, list) and depth < 8:
+        return [canonical(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"rational"}:
+            return {"rational": str(q(value["rational"], "value"))}
+        if value == BOTTOM and value["bottom"] is True:
+            return value
+        if set(value) == {"known_counts", "stands_for"} and \
+                isinstance(value["known_counts"], list) and \
+                all(type(c) is int and c >= 0 for c in value["known_counts"]) and \
+                type(value["stands_for"]) is int:
+            return value
+    raise Rejected(f"value: {value!r:.80} is not a value, output or background a "
+                   f"certificate writes")
+
+
 def key(value: object) -> str:
-    return json.dumps(value, sort_keys=True)
+    """The identity of a value, output or background: its canonical spelling's JSON text."""
+    return json.dumps(canonical(value), sort_keys=True)
 
 
 def enc(value: object) -> object:
@@ -184,6 +216,11 @@ class Eps:
                 self.rate, self.nats = ONE, None
         if self.rate is not None and self.rate < 1 or self.nats is not None and self.nats < 0:
             raise Rejected(f"spec.epsilon: {text!r:.80} is negative")
+
+    @property
+    def cost(self) -> int:
+        """The work of one comparison with ``e^ε`` (certified bounds cost about ten)."""
+        return 10 if self.nats is not None else 1
 
     def exceeds(self, p: Fraction, r: Fraction) -> bool:
         """Whether an output of mass ``p`` under a and ``r`` under b has loss > ε."""

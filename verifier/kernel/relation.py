@@ -37,6 +37,7 @@ from .exact import (
     out_key,
     q,
     read_delta,
+    within,
 )
 
 __all__ = ["relation_delta", "relation_witness", "derive_pairs", "related"]
@@ -190,6 +191,11 @@ def relation_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
     if rel is None and own is not None and mechanism(spec) is not None:
         mech = mechanism(spec)
         inputs = {z for pair in own for z in pair}
+        kind = spec["mechanism"]["kind"]
+        size = len(spec["values"]) ** spec["records"] if kind == "randomized_response" \
+            else spec["records"] + 1 if kind == "geometric_count" else 1
+        within((len(inputs) + len(own) * eps.cost) * size,
+               f"dp: {len(own)} ordered pairs of {over}, up to {size} outputs each")
         laws = {z: {out_key(o): p for o, p in mech(dec(json.loads(z))).items() if p}
                 for z in inputs}
         best = eps.worst(case_delta(laws[x], laws[y], eps) for x, y in own)
@@ -232,6 +238,8 @@ def relation_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
                                f"spec.neighbours.inputs")
         notes.append(Recorded(f"dp: the {len(pairs)} ordered pairs were taken from the "
                               f"certificate, not re-derived ({over})"))
+    within(sum(len(laws[x]) for x, _ in pairs) * eps.cost + sum(map(len, laws.values())),
+           f"dp: the output laws of {len(laws)} inputs against their {len(pairs)} pairs")
     _own_laws(spec, rel, laws, where, notes)
     best = eps.worst(case_delta(laws[x], laws[y], eps) for x, y in pairs)
     notes.append(f"dp: recomputed δ over the {len(pairs)} ordered pairs")
