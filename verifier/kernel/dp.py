@@ -21,12 +21,11 @@ from .exact import (
     case_delta,
     dec,
     key,
-    mechanism,
-    out_key,
     q,
     read_delta,
     within,
 )
+from .mechanisms import mechanism, out_key
 from .relation import relation_delta, relation_witness
 
 __all__ = ["dp_delta", "dp_witness"]

@@ -28,14 +28,13 @@ from .exact import (
     Recorded,
     Rejected,
     case_delta,
-    enumerable,
-    joint,
     key,
     q,
     read_delta,
     show,
     within,
 )
+from .mechanisms import enumerable, joint
 from .spec import MAX_RECORDS
 
 __all__ = ["check_partial", "witness_masses"]

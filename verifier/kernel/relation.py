@@ -33,12 +33,11 @@ from .exact import (
     dec,
     enc,
     key,
-    mechanism,
-    out_key,
     q,
     read_delta,
     within,
 )
+from .mechanisms import mechanism, out_key
 
 __all__ = ["relation_delta", "relation_witness", "derive_pairs", "related"]
 

@@ -23,11 +23,10 @@ from .exact import (
     ZERO,
     Recorded,
     Rejected,
-    enumerable,
-    joint,
     key,
     q,
 )
+from .mechanisms import enumerable, joint
 from .spec import validate_check_spec
 
 __all__ = ["verify_reducible", "verify_prove"]
