@@ -281,10 +281,10 @@ def _own_answer(kind: str, o: str, values: list, baseline: set) -> tuple[list, b
     cut = -(-(2 ** len(free)) // size)
     members = set()
     for u in range(2 ** d):
-        if all(pattern[j] == "*" or (u >> (d - 1 - j) & 1) == int(pattern[j]) for j in range(d)):
-            if sum((u >> (d - 1 - j) & 1) << (len(free) - 1 - i)
-                   for i, j in enumerate(free)) < cut:
-                members.add(key(u))
+        bit = [u >> (d - 1 - j) & 1 for j in range(d)]
+        if all(c == "*" or b == int(c) for b, c in zip(bit, pattern, strict=True)) and \
+                sum(bit[j] << (len(free) - 1 - i) for i, j in enumerate(free)) < cut:
+            members.add(key(u))
     return [members], False
 
 

@@ -15,6 +15,7 @@ solver are recorded, not re-checkable here, and the checker says so.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 
@@ -101,13 +102,68 @@ def _indices(spec: dict, entry: dict, where: str) -> None:
         raise Rejected(f"{where}.backgrounds: a witness compares two background values")
 
 
-def verify_reducible(cert: dict, notes: list, limit: int) -> bool:
+_NUM = r"(-?[0-9]+(?:/[0-9]+)?)"
+_RANGE = re.compile(rf"^(?:{_NUM} (<|≤) )?([A-Za-z_][A-Za-z0-9_]*)(?: (<|≤) {_NUM})?$")
+
+
+def parameters(text: object, where: str) -> dict:
+    """The declared parameters, as plrv describes them (``"1/2 < t < 1, 0 ≤ p"``, ``"r
+    real"``): ``{name: admits(value)}``; ``""`` declares none."""
+    if not isinstance(text, str) or len(text) > 2000:
+        raise Rejected(f"{where}: not the description of the parameters")
+    out: dict = {}
+    for part in (text.split(", ") if text else []):
+        m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*) real$", part) or _RANGE.match(part)
+        if m is None or m.group(0) in out:
+            raise Rejected(f"{where}: {part!r:.60} is not a parameter's range")
+        if part.endswith(" real"):
+            out[m.group(1)] = lambda v: True
+            continue
+        lo, lo_op, name, hi_op, hi = m.groups()
+        if name in out or (lo is None and hi is None):
+            raise Rejected(f"{where}: {part!r:.60} is not a parameter's range")
+        bounds = (None if lo is None else (q(lo, where), lo_op == "<"),
+                  None if hi is None else (q(hi, where), hi_op == "<"))
+        out[name] = lambda v, b=bounds: (b[0] is None or (v > b[0][0] if b[0][1] else
+                                                          v >= b[0][0])) and \
+            (b[1] is None or (v < b[1][0] if b[1][1] else v <= b[1][0]))
+    return out
+
+
+def point_inside(point: object, declared: dict, where: str) -> None:
+    """A point that gives every declared parameter a value inside its range."""
+    if not isinstance(point, dict) or set(point) != set(declared):
+        raise Rejected(f"{where}: {point!r:.60} does not give exactly the parameters "
+                       f"{sorted(declared)} a value")
+    for name, v in point.items():
+        if not declared[name](q(v, f"{where}.{name}")):
+            raise Rejected(f"{where}.{name}: {v} is outside the parameter's range")
+
+
+def verify_reducible(cert: dict, notes: list, limit: int) -> bool | None:
     """Check a ``plrv reducible`` certificate and return its verdict (reducible or not);
-    raises :class:`Rejected` at the first discrepancy."""
+    raises :class:`Rejected` at the first discrepancy. Whether it can be checked here is
+    decided here, never read from the file: a spec with parameters is reducible for every
+    value only by a symbolic identity (recorded), and not reducible by a witness at a point
+    inside the parameters' ranges."""
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
     validate_check_spec(spec)
     width, values = len(spec["values"]), spec["values"]
-    if not cert["independently_checkable"]:
+    declared = parameters(cert["parameters"], "parameters")
+    if res["reducible"] not in (True, False, None):
+        raise Rejected(f"results.reducible: {res['reducible']!r:.40} is not true, false or null")
+    if res["reducible"] is False and declared:
+        point_inside(cert["point"], declared, "point")
+    elif cert["point"] != {}:
+        raise Rejected("point: a point is given only for a witness of a spec with parameters")
+    checkable = res["reducible"] is False or (res["reducible"] is True and not declared)
+    if cert["independently_checkable"] is not checkable:
+        verdict = {True: "reducible", False: "not reducible", None: "undecided"}
+        raise Rejected(f"independently_checkable: {cert['independently_checkable']!r:.20}, "
+                       f"but a spec {'with' if declared else 'without'} parameters found "
+                       f"{verdict[res['reducible']]} {'is' if checkable else 'is not'} "
+                       f"checkable here")
+    if not checkable:
         notes.append(Recorded(f"not independently checkable ({res['method']}): "
                               f"{len(ev.get('tables', []))} tables of bijections recorded"))
         return
