@@ -22,8 +22,10 @@ from collections.abc import Callable
 from .claim import claim_tree, same_tree
 from .exact import (
     ZERO,
+    Eps,
     Recorded,
     Rejected,
+    Undecided,
     key,
     q,
 )
@@ -247,33 +249,98 @@ def _evaluate(tree: list, values: dict) -> object:
     return ops[head](*args)
 
 
+def _uses(tree: list) -> set:
+    """The δs a claim's tree reads."""
+    if tree[0] == "delta":
+        return {tree[1]}
+    return set().union(*(_uses(t) for t in tree[1:] if isinstance(t, list)))
+
+
+def _knowledge_name(k: object) -> str | None:
+    """plrv's name of a nested check's attacker: ``nothing``, ``records [0, 2]`` (a long
+    contiguous run ``0..99 (100 indices)``), or the user function's name."""
+    if isinstance(k, dict) and set(k) == {"function"}:
+        return k["function"]
+    if not (isinstance(k, dict) and set(k) == {"known"} and isinstance(k["known"], list)):
+        return None
+    idx = sorted(k["known"])
+    if not idx:
+        return "nothing"
+    if len(idx) > 8:
+        return f"records {idx[0]}..{idx[-1]} ({len(idx)} indices)" \
+            if idx == list(range(idx[0], idx[-1] + 1)) else f"records {idx[:4]}… ({len(idx)} " \
+                                                            f"indices)"
+    return f"records {idx}"
+
+
+def _same_instance(cert: dict, p: dict, uses: set, declared: dict, where: str) -> None:
+    """Every field the prove certificate shares with its nested check, compared: the point
+    inside the parameters, ε (unless every ε was asked), the notions the claim reads, the
+    target and the attacker."""
+    nested = p["check"]["spec"]
+    point_inside(p["point"], declared, f"{where}.point")
+    if set(p["deltas"]) != uses:
+        raise Rejected(f"{where}.deltas: {sorted(p['deltas'])}, but the claim reads "
+                       f"{sorted(uses)}")
+    if nested["notions"] != [NOTION_OF[n] for n in sorted(uses)]:
+        raise Rejected(f"{where}.check.spec.notions: {nested['notions']!r:.60}, not the "
+                       f"notions the claim reads")
+    if not cert["every_epsilon"]:
+        own, given = Eps(cert["epsilon"]), Eps(nested["epsilon"])
+        if (own.rate, own.nats, own.infinite) != (given.rate, given.nats, given.infinite):
+            raise Rejected(f"{where}.check.spec.epsilon: {nested['epsilon']!r:.40}, but the "
+                           f"claim is proved at ε = {cert['epsilon']!r:.40}")
+    if uses == {"dp"}:
+        return
+    if nested["targets"] != [p["target"]]:
+        raise Rejected(f"{where}.check: targets {nested['targets']}, not [{p['target']}]")
+    if len(nested["knowledge"]) != 1 or _knowledge_name(nested["knowledge"][0]) != \
+            p["knowledge"]:
+        raise Rejected(f"{where}.check.spec.knowledge: {nested['knowledge']!r:.60} is not "
+                       f"the instance's attacker {p['knowledge']!r:.40}")
+
+
 def verify_prove(cert: dict, notes: list, check: Callable) -> bool | None:
     """Check a ``plrv prove`` certificate; ``check`` verifies a nested ``plrv check``
     certificate (:func:`verify.verify_certificate`). Returns False when a counterexample
-    refutes the claim, None otherwise (a proof is only recorded here)."""
-    if not same_tree(claim_tree(cert["claim"]["text"]), cert["claim"]["tree"]):
+    refutes the claim, None otherwise (a proof is only recorded here). A nested check's
+    recorded parts are recorded parts of this certificate too."""
+    tree = claim_tree(cert["claim"]["text"])
+    if not same_tree(tree, cert["claim"]["tree"]):
         raise Rejected(f"claim.tree: not the claim {cert['claim']['text']!r:.80} (re-parsed "
                        f"from its text)")
-    if not cert["instances"]:
+    declared = parameters(cert["parameters"], "parameters")
+    if not isinstance(cert["every_epsilon"], bool) or \
+            cert["every_epsilon"] is not (cert["epsilon"] == "every ε"):
+        raise Rejected(f"every_epsilon: {cert['every_epsilon']!r:.20} with epsilon "
+                       f"{cert['epsilon']!r:.40}")
+    if not isinstance(cert["instances"], list) or not cert["instances"]:
         raise Rejected("instances: none listed; a claim is shown on at least one instance")
     states = [p["status"] for p in cert["instances"]]
+    if any(s not in ("proved", "counterexample", "unknown") for s in states):
+        raise Rejected(f"instances: a status among {sorted(map(str, states))[:3]} is not "
+                       f"proved, counterexample or unknown")
     status = next((s for s in ("counterexample", "unknown") if s in states), "proved")
     if cert["status"] != status:
         raise Rejected(f"status: {cert['status']!r} but the instances give {status!r}")
     recorded = refuted = 0
     for j, p in enumerate(cert["instances"]):
         where = f"instances[{j}] (target {p['target']}, {p['knowledge']})"
-        if not p["independently_checkable"]:
+        if p["independently_checkable"] is False:
             recorded += 1
             continue
-        if p["status"] != "counterexample":
+        if p["independently_checkable"] is not True or p["status"] != "counterexample":
             raise Rejected(f"{where}: only a counterexample is independently checkable")
+        if not isinstance(p["check"], dict) or p["check"].get("kind") != "check":
+            raise Rejected(f"{where}.check: not a certificate of plrv check")
         out = check(p["check"])
+        if out.undecided is not None:
+            raise Undecided(f"{where}.check: {out.undecided}")
         if not out.verified:
             raise Rejected(f"{where}.check: {out.reason}")
-        results, nested = p["check"]["results"], p["check"]["spec"]
-        if set(p["deltas"]) != {"dp"} and nested["targets"] != [p["target"]]:
-            raise Rejected(f"{where}.check: targets {nested['targets']}, not [{p['target']}]")
+        notes.extend(Recorded(f"{where}.check: {n}") for n in out.recorded)
+        _same_instance(cert, p, _uses(tree), declared, where)
+        results = p["check"]["results"]
         deltas = {}
         for name, text in p["deltas"].items():
             d = results[NOTION_OF[name]]["delta"]
