@@ -9,6 +9,7 @@ end in status 3; a file that cannot be read is an error (exit 2), never a reject
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 import subprocess
@@ -40,6 +41,16 @@ def certificate(raw: dict) -> dict:
     return json.loads(dumps(cert))
 
 
+def rehashed(cert: dict) -> dict:
+    """``spec_sha256`` recomputed, as a forger would: a forgery is caught by what it says,
+    not by a hash anyone can recompute."""
+    if isinstance(cert.get("spec"), dict) and "spec_sha256" in cert:
+        text = json.dumps(cert["spec"], sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False)
+        cert["spec_sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return cert
+
+
 def forged(cert: dict, *edits: tuple[list, object]) -> dict:
     out = copy.deepcopy(cert)
     for path, value in edits:
@@ -50,7 +61,7 @@ def forged(cert: dict, *edits: tuple[list, object]) -> dict:
             del node[path[-1]]
         else:
             node[path[-1]] = value
-    return out
+    return rehashed(out)
 
 
 DELETE = object()

@@ -33,7 +33,15 @@ from verifier.certificates.emit_relation import (
     relation_json,
     relation_witness,
 )
-from verifier.certificates.encode import FORMAT, VERSION, delta_json, encode, number, spec_json
+from verifier.certificates.encode import (
+    FORMAT,
+    VERSION,
+    delta_json,
+    encode,
+    number,
+    provenance,
+    spec_json,
+)
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded
@@ -105,7 +113,7 @@ def certify_check(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[Repo
                                    f"cells): the dp claim fails, its witness is the evidence")
     elif "dp" in report.results and report.results["dp"].holds:
         evidence["dp_laws"] = _dp_laws(spec.mechanism, spec.values, spec.records, max_cells)
-    return report, cert
+    return report, provenance(cert, spec.path)
 
 
 def _conditional(row: Mapping) -> list:

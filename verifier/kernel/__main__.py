@@ -14,8 +14,8 @@ else:  # run as a folder: import it as the package it is, from its parent
 
     here = os.path.dirname(os.path.abspath(__file__))
     del sys.path[0]  # the standard modules first, from the standard library alone
-    for name in ("collections", "dataclasses", "fractions", "itertools", "json", "math", "re",
-                 "stat", "sysconfig", "typing"):
+    for name in ("collections", "dataclasses", "fractions", "hashlib", "itertools", "json",
+                 "math", "re", "stat", "sysconfig", "typing"):
         importlib.import_module(name)
     sys.path.insert(0, os.path.dirname(here))
     main = importlib.import_module(os.path.basename(here) + ".verify").main

@@ -9,6 +9,7 @@ again from their definitions, to enumerate a small spec database by database.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -44,7 +45,8 @@ class Recorded(str):
     certificate is not verified, only found consistent."""
 
 
-CHECK_FIELDS = {"format", "version", "kind", "spec", "results", "evidence"}
+CHECK_FIELDS = {"format", "version", "kind", "source", "spec_sha256", "spec", "results",
+                "evidence"}
 CHECK_EVIDENCE = {"tables", "cases", "omitted", "witnesses", "dp_relation", "dp_laws"}
 
 
@@ -94,10 +96,32 @@ def load(path: str) -> object:
                          parse_float=_no_float, parse_constant=_no_float)
 
 
+def spec_hash(spec: object) -> str:
+    """SHA-256 of the embedded spec written canonically (keys sorted, no spaces, UTF-8)."""
+    text = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def check_source(cert: dict) -> None:
+    """``source`` names the spec file and the SHA-256 of its bytes (nulls for a spec given
+    without a file: recorded, a reader compares them with the file), and ``spec_sha256`` is
+    the hash of the embedded spec, recomputed here."""
+    src = cert.get("source")
+    if not isinstance(src, dict) or set(src) != {"file", "sha256"} or \
+            (src["file"] is None) is not (src["sha256"] is None) or \
+            src["file"] is not None and (not isinstance(src["file"], str) or
+                                         not re.fullmatch(r"[0-9a-f]{64}", str(src["sha256"]))):
+        raise Rejected(f"source: {src!r:.80} is not {{file, sha256}} of a spec file (or nulls)")
+    if cert.get("spec_sha256") != spec_hash(cert.get("spec")):
+        raise Rejected(f"spec_sha256: {cert.get('spec_sha256')!r:.70} is not the SHA-256 of "
+                       f"the embedded spec ({spec_hash(cert.get('spec'))})")
+
+
 def check_fields(cert: dict, version: int) -> None:
     """The version (the integer itself, not ``true`` or ``1.0``) and, for a check
-    certificate, exactly the fields a certificate has: an added field (a tight ε in the
-    results, a note) is a change this checker would otherwise pass over unread."""
+    certificate, exactly the fields a certificate has: an added field (a
+    tight ε in the results, a note) is a change this checker would otherwise pass over
+    unread."""
     v = cert.get("version")
     if type(v) is not int or v != version:
         raise Rejected(f"version: {v!r}; this checker reads version {version}")

@@ -274,11 +274,18 @@ def _knowledge_name(k: object) -> str | None:
 
 
 def _same_instance(cert: dict, p: dict, uses: set, declared: dict, where: str) -> None:
-    """Every field the prove certificate shares with its nested check, compared: the point
-    inside the parameters, ε (unless every ε was asked), the notions the claim reads, the
+    """Every field the prove certificate shares with its nested check, compared: the spec's
+    records and values, the point inside the parameters, ε (unless every ε was asked), the notions the claim reads, the
     target and the attacker."""
     nested = p["check"]["spec"]
     point_inside(p["point"], declared, f"{where}.point")
+    data = cert["spec"].get("data") if isinstance(cert["spec"], dict) else None
+    if not isinstance(data, dict):
+        raise Rejected("spec.data: the prove certificate's spec has no [data] table")
+    for name in ("records", "values"):
+        if name in data and nested[name] != data[name]:
+            raise Rejected(f"{where}.check.spec.{name}: {nested[name]!r:.60}, but the spec "
+                           f"has {data[name]!r:.60}")
     if set(p["deltas"]) != uses:
         raise Rejected(f"{where}.deltas: {sorted(p['deltas'])}, but the claim reads "
                        f"{sorted(uses)}")
