@@ -25,6 +25,7 @@ MAX_BYTES = 1 << 26  # a certificate file read at all (64 MiB)
 MAX_INT_DIGITS = 100  # digits of a JSON integer literal (records, indices, counts, values)
 MAX_WORK = 1_000_000  # comparisons of output masses (one at ε in nats counts ten) per check
 MAX_EXP_BITS = 1 << 22  # bits of one Taylor bound of e^x before the comparison is undecided
+MAX_TERMS = 1024  # Taylor terms of e^y (about 8,000 bits of precision) before it is undecided
 _NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
 ZERO, ONE = Fraction(0), Fraction(1)
 BOTTOM = {"bottom": True}
@@ -282,7 +283,8 @@ def exp_sign(r: Fraction, x: Fraction) -> int:
     (``0 < r < 2^b ≤ e^b`` for a numerator of ``b`` bits, and ``r > 2^{−b′} ≥ e^{−b′}`` for a
     denominator of ``b′`` bits), so that a huge ``|x|`` costs nothing; else Taylor bounds of
     ``e^{|x|/m}`` raised to ``m``, refined until they separate (``e^x`` is irrational), but
-    only while a bound stays under :data:`MAX_EXP_BITS` bits: beyond, :class:`Undecided`."""
+    only up to :data:`MAX_TERMS` terms and bounds of :data:`MAX_EXP_BITS` bits: beyond,
+    :class:`Undecided`."""
     if r <= 0:
         return -1
     if x == 0:  # e^0 = 1 (the callers keep ε = 0 as a rate; this is the last guard)
@@ -300,8 +302,7 @@ def exp_sign(r: Fraction, x: Fraction) -> int:
             s, t = s + t, t * y / (j + 1)
         up = s + 2 * t  # remainder ≤ 2·y^N/N! for y ≤ 1
         if m * (up.numerator.bit_length() + up.denominator.bit_length()) > MAX_EXP_BITS:
-            raise Undecided(f"e^{brief(str(x), 30)} and {brief(str(r), 30)} are not "
-                            f"separated within the kernel's precision limit")
+            raise Undecided(_unseparated(r, x))
         lo, hi = s ** m, up ** m
         if x < 0:
             lo, hi = 1 / hi, 1 / lo
@@ -310,6 +311,15 @@ def exp_sign(r: Fraction, x: Fraction) -> int:
         if r > hi:
             return 1
         terms *= 2
+        if terms > MAX_TERMS:
+            raise Undecided(_unseparated(r, x))
+
+
+def _unseparated(r: Fraction, x: Fraction) -> str:
+    size = r.numerator.bit_length() + r.denominator.bit_length()
+    return (f"e^x at x = {x if x.numerator.bit_length() < 64 else 'a long rational'} and a "
+            f"ratio of {size} bits are not separated within the kernel's precision limit "
+            f"({MAX_TERMS} Taylor terms, {MAX_EXP_BITS}-bit bounds)")
 
 
 def read_delta(value: object, eps: Eps, where: str) -> tuple[Fraction, Fraction]:

@@ -275,8 +275,8 @@ def _knowledge_name(k: object) -> str | None:
 
 def _same_instance(cert: dict, p: dict, uses: set, declared: dict, where: str) -> None:
     """Every field the prove certificate shares with its nested check, compared: the spec's
-    records and values, the point inside the parameters, ε (unless every ε was asked), the notions the claim reads, the
-    target and the attacker."""
+    records and values, the point inside the parameters, ε (unless every ε was asked), the
+    notions the claim reads, the target and the attacker."""
     nested = p["check"]["spec"]
     point_inside(p["point"], declared, f"{where}.point")
     data = cert["spec"].get("data") if isinstance(cert["spec"], dict) else None
