@@ -305,7 +305,8 @@ def _check_answers(spec: dict, answers: dict, values: list, cert: dict, notes: l
                            f"adversary reads ({type(exc).__name__})") from None
         if [(c[0], c[1], c[2]) for c in choices] != [(sets, collection, 1)]:
             raise Rejected(f"evidence.adversary (output {o:.60}): the {kind} adversary answers "
-                           f"{sorted(sorted(s) for s in sets)!r:.80} (re-derived), not the "
+                           f"{[[json.loads(x) for x in sorted(s)] for s in sets]!r:.80} "
+                           f"(re-derived), not the "
                            f"certificate's")
     notes.append(f"the {kind} adversary's answers re-derived on {len(answers)} outputs")
 
