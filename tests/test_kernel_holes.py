@@ -321,6 +321,30 @@ def test_dp_laws_beyond_the_work_limit_are_unknown_not_a_hang():
     assert out.status[0] == 3 and "exceed the kernel's work limit of 1000000" in out.status[1]
 
 
+def test_randomized_response_laws_beyond_the_work_limit_are_unknown():
+    """pso over {0, 1} with n = 11 rows read in order: 2048 datasets, and randomized
+    response's law of each enumerates 2048 reports — 4,194,304 steps, over the limit:
+    unknown at once (it took minutes of products)."""
+    rows = [[(i >> (10 - j)) & 1 for j in range(11)] for i in range(2048)]
+    cert = rehashed({
+        "format": "plrv-certificate", "version": 1, "kind": "pso",
+        "source": {"file": None, "sha256": None}, "spec_sha256": "",
+        "spec": {"universe": {"values": [0, 1], "weights": ["1/2", "1/2"]}, "n": 11,
+                 "mechanism": {"name": "rr", "symmetric": False,
+                               "kind": "randomized_response", "params": {"truth": "1/2"}},
+                 "adversary": "optimal", "admissible": {"at_most": None, "at_least": None},
+                 "factor": "1", "slack": "0"},
+        "results": {"success": "0", "baseline": "0", "baseline_weight": None, "bound": "0",
+                    "holds": True},
+        "evidence": {"datasets": [{"rows": r, "probability": "1/2048", "law": [[r, "1"]]}
+                                  for r in rows],
+                     "adversary": [], "baseline_predicate": []}})
+    start = time.monotonic()
+    out = verify_certificate(cert)
+    assert time.monotonic() - start < 5
+    assert out.status[0] == 3 and "4194304 steps exceed the kernel's work limit" in out.status[1]
+
+
 def test_a_huge_integer_literal_is_refused_before_it_is_converted(tmp_path, capsys):
     path = tmp_path / "c.json"
     path.write_text('{"format": "plrv-certificate", "version": 1, "n": ' + "7" * 4_000_000

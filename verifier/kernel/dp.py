@@ -25,7 +25,7 @@ from .exact import (
     read_delta,
     within,
 )
-from .mechanisms import mechanism, out_key
+from .mechanisms import law_size, mechanism, out_key
 from .relation import relation_delta, relation_witness
 
 __all__ = ["dp_delta", "dp_witness"]
@@ -56,6 +56,7 @@ def dp_witness(cert: dict, w: dict, where: str, p_a: Fraction, p_b: Fraction,
                               f"certificate"))
         return
     s = {key(o) for o in w["outputs"]}
+    within(2 * law_size(spec, len(d1)), f"{where}: the masses of two databases")
     for d, p, side in ((d1, p_a, "p_a"), (d2, p_b, "p_b")):
         mass = sum((w_ for o, w_ in mech(d).items() if out_key(o) in s), ZERO)
         if mass != p:

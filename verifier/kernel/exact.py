@@ -51,11 +51,25 @@ CHECK_FIELDS = {"format", "version", "kind", "source", "spec_sha256", "spec", "r
 CHECK_EVIDENCE = {"tables", "cases", "omitted", "witnesses", "dp_relation", "dp_laws"}
 
 
+MAX_TOTAL_WORK = 4 * MAX_WORK  # one certificate's checks together (a prove's nested ones)
+_SPENT = [0]
+
+
+def reset_work() -> None:
+    """A new certificate: nothing spent yet."""
+    _SPENT[0] = 0
+
+
 def within(work: int, what: str) -> None:
-    """Refuse, before doing it, work beyond :data:`MAX_WORK`: the verdict is then unknown
+    """Refuse, before doing it, work beyond :data:`MAX_WORK` (one step) or
+    :data:`MAX_TOTAL_WORK` (the certificate's steps together): the verdict is then unknown
     here (exit 3), never a hang."""
     if work > MAX_WORK:
         raise Undecided(f"{what}: {work} steps exceed the kernel's work limit of {MAX_WORK}")
+    _SPENT[0] += work
+    if _SPENT[0] > MAX_TOTAL_WORK:
+        raise Undecided(f"{what}: with the checks before it, {_SPENT[0]} steps exceed the "
+                        f"kernel's work limit of {MAX_TOTAL_WORK} for one certificate")
 
 
 def _unique_keys(pairs: list) -> dict:

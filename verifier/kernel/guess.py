@@ -211,6 +211,7 @@ def _own_kernel(spec: dict, m: _Model) -> dict | None:
             raise Rejected("spec.mechanism: truncated_geometric needs a one-attribute domain")
         al, lo, hi = params["alpha"], min(c[0] for c in ints.values()), \
             max(c[0] for c in ints.values())
+        within(len(ints) * (hi - lo + 1), f"truncated_geometric over {lo}..{hi}")
         for x, (v,) in ints.items():
             if lo == hi:
                 out[x] = {key(v): ONE}
@@ -220,8 +221,10 @@ def _own_kernel(spec: dict, m: _Model) -> dict | None:
             out[x] = row
         return out
     beta = params["beta"]
+    within(len(m.domain) ** 2, f"the exponential mechanism over {len(m.domain)} values")
     for x in m.domain:
-        w = {z: beta ** sum(abs(a - b) for a, b in zip(m.coords[x], m.coords[z], strict=True))
+        w = {z: _pow(beta, sum(abs(a - b) for a, b in zip(m.coords[x], m.coords[z],
+                                                             strict=True)))
              for z in m.domain}
         total = sum(w.values(), ZERO)
         out[x] = {z: p / total for z, p in w.items()}

@@ -9,9 +9,9 @@ from fractions import Fraction
 from itertools import product
 from math import prod
 
-from .exact import BOTTOM, ONE, ZERO, dec, enc, key, q
+from .exact import BOTTOM, ONE, ZERO, Undecided, dec, enc, key, q
 
-__all__ = ["mechanism", "out_key", "enumerable", "joint"]
+__all__ = ["mechanism", "out_key", "enumerable", "joint", "law_size", "enumeration_work"]
 
 
 def mechanism(spec: dict):
@@ -85,6 +85,26 @@ def enumerable(spec: dict, limit: int) -> str | None:
                                              "randomized_response" else 1)) > limit:
         return f"{k}^{n} databases (× outputs) exceed the checker's limit of {limit}"
     return None
+
+
+def law_size(spec: dict, records: int) -> int:
+    """An upper bound on the outputs of one database of ``records`` records under the
+    spec's built-in mechanism (randomized response enumerates every report); beyond 2^64,
+    unknown."""
+    kind, k = spec["mechanism"]["kind"], len(spec["values"])
+    if kind == "randomized_response":
+        if records * k.bit_length() > 64:
+            raise Undecided(f"randomized response over {records} records: {k}^{records} "
+                            f"reports exceed the kernel's limits")
+        return k ** records
+    return records + 1 if kind == "geometric_count" else 1
+
+
+def enumeration_work(spec: dict, labels: list) -> int:
+    """The work of re-enumerating the tables of ``labels`` (data model, knowledge, target)."""
+    k, n = len(spec["values"]), spec["records"]
+    return sum(k ** n if "priors" in spec["models"][m] else len(spec["models"][m]["support"])
+               for m, _, _ in labels) * law_size(spec, n)
 
 
 def joint(spec: dict, model: dict, known: list, target: int) -> dict:

@@ -34,7 +34,7 @@ from .exact import (
     show,
     within,
 )
-from .mechanisms import enumerable, joint
+from .mechanisms import enumerable, enumeration_work, joint
 from .spec import MAX_RECORDS
 
 __all__ = ["check_partial", "witness_masses"]
@@ -139,10 +139,7 @@ def _tables(cert: dict, labels: list, notes: list, limit: int) -> list[dict]:
     spec, ev = cert["spec"], cert["evidence"]
     why = enumerable(spec, limit)
     if why is None:
-        k, n, kind = len(spec["values"]), spec["records"], spec["mechanism"]["kind"]
-        size = k ** n if kind == "randomized_response" else n + 1
-        within(sum(k ** n if "priors" in spec["models"][m] else len(spec["models"][m]["support"])
-                   for m, _, _ in labels) * size,
+        within(enumeration_work(spec, labels),
                f"re-enumerating {len(labels)} tables (data model × knowledge × target)")
     given = ev.get("tables")
     if given is None:
@@ -293,6 +290,7 @@ def witness_masses(spec: dict, name: str, w: dict, tables: list) -> tuple[Fracti
         raise Rejected(f"{where}.values: {w['values']!r:.80} is not a compared pair")
     plain = _plain(rows) if name == "noiseless" else {}
     parts = w["parts"] if name == "ppkdp" else [dict(w, p_background="1")]
+    within(len(parts) * (len(rows) + 1), f"{where}: {len(parts)} parts over {len(rows)} rows")
     sa = sb = ZERO
     for part in parts:
         bg, s = key(part["background"]), {key(o) for o in part["outputs"]}

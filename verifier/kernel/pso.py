@@ -30,7 +30,7 @@ from fractions import Fraction
 from itertools import product
 from math import comb, factorial, prod
 
-from .exact import ZERO, Recorded, Rejected, key, q, within
+from .exact import ZERO, Recorded, Rejected, Undecided, key, q, within
 
 __all__ = ["verify_pso", "MAX_SEARCH"]
 
@@ -54,8 +54,14 @@ def _universe(spec: dict) -> tuple[list[str], dict[str, Fraction]]:
 
 def _admissible(spec: dict):
     a = spec["admissible"]
+    if not isinstance(a, dict) or set(a) != {"at_least", "at_most"}:
+        raise Rejected("spec.admissible: not {at_least, at_most}")
     lo = None if a["at_least"] is None else q(a["at_least"], "spec.admissible.at_least")
     hi = None if a["at_most"] is None else q(a["at_most"], "spec.admissible.at_most")
+    if any(b is not None and not 0 <= b <= 1 for b in (lo, hi)) or \
+            (lo is not None and hi is not None and lo > hi):
+        raise Rejected(f"spec.admissible: [{lo}, {hi}] is not an interval of weights in "
+                       f"[0, 1]")
     return lambda w: (hi is None or w <= hi) and (lo is None or w >= lo)
 
 
@@ -234,6 +240,13 @@ def _own_law(spec: dict, values: list):
 def _check_laws(spec: dict, data: list, values: list, notes: list) -> None:
     """Each dataset's listed law against the mechanism's own, where it is built in."""
     own = _own_law(spec, values)
+    if spec["mechanism"].get("kind") == "randomized_response":
+        n = len(data[0][0]) if data else 0
+        if n * len(values).bit_length() > 64:
+            raise Undecided(f"randomized response over {n} rows: {len(values)}^{n} reports "
+                            f"exceed the kernel's limits")
+        within(len(data) * len(values) ** n, f"randomized response's laws on {len(data)} "
+                                              f"datasets")
     if own is None:
         notes.append(Recorded(f"the output laws of {spec['mechanism'].get('kind')!r} "
                               f"({spec['mechanism'].get('name')!r}) were taken from the "
@@ -354,7 +367,11 @@ def verify_pso(cert: dict, notes: list) -> bool:
         _optimality(data, answers, values, dist, ok, notes)
     else:
         _check_answers(spec, answers, values, cert, notes)
-    bound = q(spec["factor"], "spec.factor") * b + q(spec["slack"], "spec.slack")
+    factor, slack = q(spec["factor"], "spec.factor"), q(spec["slack"], "spec.slack")
+    if factor < 0 or slack < 0:
+        raise Rejected(f"spec.factor, spec.slack: {factor}, {slack}; plrv's claim has both "
+                       f"≥ 0")
+    bound = factor * b + slack
     if q(res["bound"], "results.bound") != bound:
         raise Rejected(f"results.bound: {res['bound']} but factor·baseline + slack = {bound}")
     holds = total <= bound

@@ -37,7 +37,7 @@ from .exact import (
     read_delta,
     within,
 )
-from .mechanisms import mechanism, out_key
+from .mechanisms import law_size, mechanism, out_key
 
 __all__ = ["relation_delta", "relation_witness", "derive_pairs", "related"]
 
@@ -269,6 +269,8 @@ def relation_witness(cert: dict, w: dict, where: str, p_a: Fraction, p_b: Fracti
             notes.append(Recorded("dp: the witness's masses under user code were taken from "
                                   "the certificate"))
             return
+        within(sum(law_size(spec, len(z)) for z in (x, y) if isinstance(z, list)),
+               f"{where}: the masses of two inputs")
         masses = [sum((p for o, p in mech(dec(z)).items() if out_key(o) in s), ZERO)
                   for z in (x, y)]
     for side, mass, given in (("p_a", masses[0], p_a), ("p_b", masses[1], p_b)):

@@ -28,8 +28,9 @@ from .exact import (
     Undecided,
     key,
     q,
+    within,
 )
-from .mechanisms import enumerable, joint
+from .mechanisms import enumerable, enumeration_work, joint
 from .spec import validate_check_spec
 
 __all__ = ["verify_reducible", "verify_prove"]
@@ -116,14 +117,16 @@ def parameters(text: object, where: str) -> dict:
     out: dict = {}
     for part in (text.split(", ") if text else []):
         m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*) real$", part) or _RANGE.match(part)
-        if m is None or m.group(0) in out:
-            raise Rejected(f"{where}: {part!r:.60} is not a parameter's range")
+        if m is None or (part.endswith(" real") and m.group(1) in out):
+            raise Rejected(f"{where}: {part!r:.60} is not a parameter's range (or names one "
+                           f"twice)")
         if part.endswith(" real"):
             out[m.group(1)] = lambda v: True
             continue
         lo, lo_op, name, hi_op, hi = m.groups()
         if name in out or (lo is None and hi is None):
-            raise Rejected(f"{where}: {part!r:.60} is not a parameter's range")
+            raise Rejected(f"{where}: {part!r:.60} is not a parameter's range (or names one "
+                           f"twice)")
         bounds = (None if lo is None else (q(lo, where), lo_op == "<"),
                   None if hi is None else (q(hi, where), hi_op == "<"))
         out[name] = lambda v, b=bounds: (b[0] is None or (v > b[0][0] if b[0][1] else
@@ -170,6 +173,11 @@ def verify_reducible(cert: dict, notes: list, limit: int) -> bool | None:
                               f"{len(ev.get('tables', []))} tables of bijections recorded"))
         return
     why = enumerable(spec, limit)
+    if why is None:
+        given = [e["model"] for e in ev.get("tables", [])] if res["reducible"] \
+            else [ev["witness"]["model"]]
+        labels = [(m, 0, 0) for m in given if type(m) is int and 0 <= m < len(spec["models"])]
+        within(enumeration_work(spec, labels), f"re-enumerating {len(labels)} tables")
     if why is not None:
         notes.append(Recorded(f"not re-enumerated ({why}): the output profiles were taken "
                               f"from the certificate; their sums and the bijections checked"))

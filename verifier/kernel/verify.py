@@ -44,6 +44,7 @@ from .exact import (
     load,
     q,
     read_delta,
+    reset_work,
     show,
 )
 from .guess import verify_guess
@@ -96,9 +97,15 @@ class Outcome:
         return 1, "certificate verified: the claim does not hold"
 
 
+_DEPTH = [0]  # a prove certificate's nested checks share its work budget
+
+
 def verify_certificate(cert: object, limit: int = MAX_DATABASES) -> Outcome:
     """Check a certificate (already read from JSON); never raises on a bad certificate."""
     notes: list[str] = []
+    if _DEPTH[0] == 0:
+        reset_work()
+    _DEPTH[0] += 1
     try:
         holds = _verify(cert, notes, limit)
     except Rejected as exc:
@@ -108,6 +115,8 @@ def verify_certificate(cert: object, limit: int = MAX_DATABASES) -> Outcome:
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError,
             RecursionError, OverflowError) as exc:
         return Outcome(False, f"malformed certificate ({type(exc).__name__}: {exc})", notes)
+    finally:
+        _DEPTH[0] -= 1
     return Outcome(True, None, notes, holds)
 
 
