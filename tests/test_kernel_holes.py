@@ -120,6 +120,27 @@ def test_the_source_names_the_spec_file_and_its_bytes(tmp_path):
     assert status(cert)[0] == 1  # by hand (PSO): success 1/2 > 3/8
 
 
+def test_an_honest_omission_beyond_the_kernel_s_reach_is_unknown_not_rejected():
+    """Example 7 at 12 voters: APK fails (δ > 1/1000, seed 003), so its writer may omit the
+    tables (more than 10 cells) and keep the witness. A kernel that cannot enumerate the
+    2^12 databases (a limit of 100) cannot check the witness either: unknown, not rejected;
+    the same omission beside a claim said to hold is a rejection."""
+    from test_certificates import EXAMPLE7
+
+    from verifier.certificates.emit import certify_check
+    from verifier.specs.check import parse_spec
+    raw = {**EXAMPLE7, "query": {"epsilon": "ln(2)", "delta": "1/1000", "notions": ["apkdp"]}}
+    _, cert = certify_check(parse_spec(raw), max_cells=10)
+    cert = json.loads(dumps(cert))
+    assert "tables" not in cert["evidence"] and verify_certificate(cert).status[0] == 1
+    code, last = verify_certificate(cert, 100).status
+    assert code == 3 and last.startswith("unknown: evidence.tables: omitted, and the kernel "
+                                         "cannot recompute the conditional laws (2^12 databases")
+    lie = forged(cert, (["results", "apkdp", "holds"], True))
+    code, last = verify_certificate(lie, 100).status
+    assert code == 2 and "evidence.tables: omitted for a holding claim" in last
+
+
 # -------------------------------------------------------------------------------- pso
 
 def test_an_optimal_adversary_beyond_the_search_is_recorded(tmp_path, monkeypatch):

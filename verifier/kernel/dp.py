@@ -18,6 +18,7 @@ from .exact import (
     Eps,
     Recorded,
     Rejected,
+    Undecided,
     case_delta,
     dec,
     key,
@@ -109,7 +110,8 @@ def dp_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
     evidence. A symmetric built-in mechanism is enumerated by count vectors (neighbours:
     vectors at L1 distance 2, one record replaced); for user code the laws are taken from
     the certificate (a :class:`Recorded` note). Beyond ``limit`` databases a holding claim is
-    rejected, a failing one rests on its witness and its stated δ is recorded."""
+    unknown here (:class:`Undecided`), a failing one rests on its witness and its stated δ is
+    recorded."""
     spec, ev = cert["spec"], cert["evidence"]
     if "neighbours" in spec:
         return relation_delta(cert, eps, notes, limit)
@@ -130,8 +132,8 @@ def dp_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
         (k ** n if n * k.bit_length() <= 64 else None)
     if count is None or count > limit:
         if cert["results"]["dp"]["holds"]:
-            raise Rejected(f"spec: {len(values)}^{n} databases exceed the checker's limit of "
-                           f"{limit}; a holding dp claim cannot be re-checked here")
+            raise Undecided(f"spec: {len(values)}^{n} databases exceed the checker's limit of "
+                            f"{limit}; a holding dp claim cannot be re-checked here")
         notes.append(Recorded(f"dp: δ taken from the certificate ({len(values)}^{n} databases "
                               f"exceed the checker's limit of {limit}); the failure rests on "
                               f"the witness"))
@@ -147,7 +149,7 @@ def dp_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
     size = k ** n if kind == "randomized_response" else n + 1 if kind == "geometric_count" \
         else 1
     total = count * size if mech is not None else \
-        sum(len(e["law"]) for e in laws["laws"])  # type: ignore[index]
+        sum(len(e["law"]) for e in laws["laws"])
     within(total * (1 + (k * (k - 1) if by_counts else n * (k - 1)) * eps.cost),
            f"dp: the output laws of {count} {'count vectors' if by_counts else 'databases'} "
            f"({total} masses) against their neighbours'")

@@ -27,6 +27,7 @@ from .exact import (
     Eps,
     Recorded,
     Rejected,
+    Undecided,
     case_delta,
     key,
     q,
@@ -145,9 +146,13 @@ def _tables(cert: dict, labels: list, notes: list, limit: int) -> list[dict]:
     if given is None:
         if "omitted" not in ev:
             raise Rejected("evidence.tables: missing (and no evidence.omitted says why)")
-        if why is not None:
-            raise Rejected(f"evidence.tables: omitted, and the kernel cannot recompute the "
-                           f"conditional laws ({why})")
+        if why is not None and any(r.get("holds") is not False for n, r in
+                                   cert["results"].items() if n != "dp"):
+            raise Rejected(f"evidence.tables: omitted for a holding claim, and the kernel "
+                           f"cannot recompute the conditional laws ({why})")
+        if why is not None:  # an honest omission (every claim fails) beyond the kernel's reach
+            raise Undecided(f"evidence.tables: omitted, and the kernel cannot recompute the "
+                            f"conditional laws ({why})")
         notes.append(f"recomputed {len(labels)} tables by enumerating every database")
         return [_own_rows(spec, label) for label in labels]
     index = [(t["model"], t["knowledge"], t["target"]) for t in given]

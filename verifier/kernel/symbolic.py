@@ -171,7 +171,7 @@ def verify_reducible(cert: dict, notes: list, limit: int) -> bool | None:
     if not checkable:
         notes.append(Recorded(f"not independently checkable ({res['method']}): "
                               f"{len(ev.get('tables', []))} tables of bijections recorded"))
-        return
+        return None
     why = enumerable(spec, limit)
     if why is None:
         given = [e["model"] for e in ev.get("tables", [])] if res["reducible"] \
