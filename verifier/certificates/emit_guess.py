@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifier.certificates.encode import FORMAT, VERSION, encode, number, provenance
+from verifier.certificates.encode import (
+    FORMAT,
+    VERSION,
+    encode,
+    number,
+    provenance,
+    source_of,
+)
 from verifier.core.errors import BudgetExceeded
 from verifier.guessing.bounds import Certified
 from verifier.guessing.metric import ScaledLog
@@ -45,6 +52,7 @@ def certify_guess(spec, max_cells: int = MAX_CELLS, source: object = None
                   ) -> tuple[GuessReport, dict]:
     """Run ``spec`` (a :class:`~verifier.specs.guess.GuessSpec`) and build its certificate
     (``source``: the spec file it was read from, named in the certificate)."""
+    named = source_of(source)
     rep = guess_report(spec)
     m = spec.model
     kernel, cells = [], 0
@@ -78,7 +86,7 @@ def certify_guess(spec, max_cells: int = MAX_CELLS, source: object = None
         },
         "evidence": {"kernel": kernel},
     }
-    return rep, provenance(cert, source)
+    return rep, provenance(cert, named)
 
 
 def write_guess_certificate(spec, path, source: object = None) -> GuessReport:

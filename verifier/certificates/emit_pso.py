@@ -21,7 +21,14 @@ from pathlib import Path
 
 from gmpy2 import mpq
 
-from verifier.certificates.encode import FORMAT, VERSION, encode, number, provenance
+from verifier.certificates.encode import (
+    FORMAT,
+    VERSION,
+    encode,
+    number,
+    provenance,
+    source_of,
+)
 from verifier.core.errors import BudgetExceeded
 from verifier.pso.datasets import class_count, lumping, weighted_datasets
 from verifier.pso.predicates import Predicate
@@ -77,6 +84,7 @@ def certify_pso(spec, progress=None, max_cells: int = MAX_CELLS, source: object 
                 ) -> tuple[PSOReport, dict]:
     """Run ``spec`` (a :class:`~verifier.specs.pso.PSOSpec`) and build its certificate
     (``source``: the spec file it was read from, named in the certificate)."""
+    named = source_of(source)
     rep = pso_report(spec, progress)
     u, n, mech = spec.universe, spec.n, spec.mechanism
     lump = lumping(u)  # every value alone: the checker recomputes each probability
@@ -121,7 +129,7 @@ def certify_pso(spec, progress=None, max_cells: int = MAX_CELLS, source: object 
             "baseline_predicate": _members(u, rep.baseline_predicate),
         },
     }
-    return rep, provenance(cert, source)
+    return rep, provenance(cert, named)
 
 
 def write_pso_certificate(spec, path, progress=None, source: object = None) -> PSOReport:

@@ -27,6 +27,7 @@ from verifier.certificates.encode import (
     encode,
     number,
     provenance,
+    source_of,
     spec_json,
 )
 from verifier.engines.choice import joint_tables
@@ -98,7 +99,7 @@ def reducible_certificate(sym, res: Reducibility) -> dict:
                                         for b in jt.backgrounds()]
             out.append(entry)
         cert["evidence"]["tables"] = out
-    return provenance(cert, sym.path)
+    return provenance(cert, source_of(sym.path))
 
 
 def _tree(tree: tuple) -> list:
@@ -150,7 +151,7 @@ def prove_certificate(sym, rep: ProofReport) -> dict:
         "claim": {"text": rep.claim.text, "tree": _tree(rep.claim.tree)},
         "parameters": rep.parameters, "epsilon": rep.epsilon,
         "every_epsilon": rep.every_epsilon, "status": rep.status, "instances": entries},
-        sym.path)
+        source_of(sym.path))
 
 
 def _plain(raw: object) -> object:

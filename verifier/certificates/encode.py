@@ -23,7 +23,8 @@ from verifier.core.distribution import Bottom
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import format_rational
 
-__all__ = ["FORMAT", "VERSION", "encode", "number", "delta_json", "spec_json", "provenance"]
+__all__ = ["FORMAT", "VERSION", "encode", "number", "delta_json", "spec_json", "provenance",
+           "source_of"]
 
 FORMAT = "plrv-certificate"
 VERSION = 1
@@ -118,17 +119,22 @@ def spec_hash(spec: object) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def provenance(cert: dict, path: object) -> dict:
-    """``cert`` with the spec it was made from named: ``source`` (the spec file's name and
-    the SHA-256 of its bytes, or nulls when there is no file) and ``spec_sha256`` (the hash of
-    the embedded spec, see :func:`spec_hash`), placed after ``kind``."""
+def source_of(path: object) -> dict:
+    """The spec file's name and the SHA-256 of its bytes (nulls when there is no file),
+    read before any user code runs (it may change the working folder)."""
     import hashlib
     from pathlib import Path
 
-    source: dict = {"file": None, "sha256": None}
-    if path is not None:
-        p = Path(str(path))
-        source = {"file": p.name, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+    if path is None:
+        return {"file": None, "sha256": None}
+    p = Path(str(path))
+    return {"file": p.name, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+
+
+def provenance(cert: dict, source: dict) -> dict:
+    """``cert`` with the spec it was made from named: ``source`` (:func:`source_of`) and
+    ``spec_sha256`` (the hash of the embedded spec, see :func:`spec_hash`), placed after
+    ``kind``."""
     head = {k: cert[k] for k in ("format", "version", "kind")}
     rest = {k: v for k, v in cert.items() if k not in head}
     return {**head, "source": source, "spec_sha256": spec_hash(rest["spec"]), **rest}
