@@ -233,7 +233,7 @@ def test_tables_at_one_point_do_not_make_reducible_for_every_value(tmp_path):
     assert code == 2 and "independently_checkable: True, but a spec with parameters found " \
         "reducible is not checkable here" in last
     code, last = status(forged(cert, (["point"], {"r": "0"})))
-    assert code == 2 and "point: a point is given only for a witness" in last
+    assert code == 2 and "point: a point is given only for a spec with parameters" in last
 
 
 def test_a_witness_point_lies_inside_the_parameters(tmp_path):
