@@ -73,7 +73,13 @@ FORGERIES = [  # (certificate, edit, exit status, a fragment of the last line)
      "results.baseline_weight: 1/2 but the listed predicate has weight 1/4"),
     ("pso", lambda c: c["spec"].update(factor="3"), 2,
      "results.bound: 3/8 but factor·baseline + slack = 9/8"),
-    ("pso", lambda c: c["results"].pop("success"), 2, "malformed certificate (KeyError"),
+    ("pso", lambda c: c["results"].pop("success"), 2,
+     "results: fields ['baseline', 'baseline_weight', 'bound', 'holds'], not"),
+    ("pso", lambda c: c["results"].update(apkdp={"delta": "5/8"}), 2,
+     "results: fields ['apkdp', 'baseline'"),
+    ("guess", lambda c: c.update(note="reviewed"), 2, "guess certificate: fields"),
+    ("guess", lambda c: c["results"]["targets"][0].update(tight="1/2"), 2,
+     "results.targets[0]: fields"),
     ("pso", lambda c: c["spec"]["mechanism"]["params"].update(predicate=[True]), 2,
      "is not a value, output or background"),
     ("pso", lambda c: c["spec"].update(slack="-1/8"), 2,
@@ -175,7 +181,7 @@ def test_forgery_is_never_verified(honest, which, edit, code, fragment):
     ('{"format": "plrv-certificate", "version": 1e400}', "the number '1e400' is not an integer"),
     ("[" * 100_000 + "]" * 100_000, "cannot read"),
     ('{"format": "plrv-certificate", "version": 1, "kind": "pso"}',
-     "rejected: malformed certificate (KeyError"),
+     "rejected: pso certificate: fields ['format', 'kind', 'version'], not"),
 ], ids=["duplicate-key", "nan", "huge-float", "deep-nesting", "empty-pso"])
 def test_unreadable_or_empty_files_exit_2(tmp_path, capsys, text, fragment):
     path = tmp_path / "c.json"

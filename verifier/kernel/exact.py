@@ -132,6 +132,17 @@ def check_source(cert: dict) -> None:
                        f"the embedded spec ({spec_hash(cert.get('spec'))})")
 
 
+TOP = {"format", "version", "kind", "source", "spec_sha256", "spec"}
+
+
+def exact_fields(obj: object, expected: set, where: str) -> None:
+    """``obj`` has exactly the fields ``expected``: a field added is a change this checker
+    would pass over unread, a field missing one it would guess."""
+    if not isinstance(obj, dict) or set(obj) != expected:
+        got = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
+        raise Rejected(f"{where}: fields {got!r:.100}, not {sorted(expected)}")
+
+
 def check_fields(cert: dict, version: int) -> None:
     """The version (the integer itself, not ``true`` or ``1.0``) and, for a check
     certificate, exactly the fields a certificate has: an added field (a

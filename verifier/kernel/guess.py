@@ -20,7 +20,18 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .exact import MAX_EXP_BITS, ZERO, Recorded, Rejected, Undecided, key, q, within
+from .exact import (
+    MAX_EXP_BITS,
+    TOP,
+    ZERO,
+    Recorded,
+    Rejected,
+    Undecided,
+    exact_fields,
+    key,
+    q,
+    within,
+)
 
 __all__ = ["verify_guess"]
 
@@ -235,7 +246,15 @@ def verify_guess(cert: dict, notes: list) -> bool | None:
     """Check a ``plrv guess`` certificate and return whether its claim holds (None when the
     verdict rests on the engine's certified comparisons); raises :class:`Rejected` at the
     first discrepancy."""
+    exact_fields(cert, TOP | {"results", "evidence"}, "guess certificate")
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
+    exact_fields(spec, {"domain", "prior", "precisions", "mode", "mechanism", "epsilon",
+                        "targets"}, "spec")
+    exact_fields(res, {"targets", "vulnerability", "private_at_epsilon", "holds"}, "results")
+    exact_fields(ev, {"kernel"}, "evidence")
+    for j, r in enumerate(res["targets"] if isinstance(res["targets"], list) else []):
+        exact_fields(r, {"target", "prior", "posterior", "output", "advantage", "precise",
+                         "simplified"}, f"results.targets[{j}]")
     m = _Model(spec)
     kernel = _kernel(m, ev)
     own = _own_kernel(spec, m)

@@ -30,7 +30,7 @@ from fractions import Fraction
 from itertools import product
 from math import comb, factorial, prod
 
-from .exact import ZERO, Recorded, Rejected, Undecided, key, q, within
+from .exact import TOP, ZERO, Recorded, Rejected, Undecided, exact_fields, key, q, within
 
 __all__ = ["verify_pso", "MAX_SEARCH"]
 
@@ -327,7 +327,12 @@ def _check_answers(spec: dict, answers: dict, values: list, cert: dict, notes: l
 def verify_pso(cert: dict, notes: list) -> bool:
     """Check a ``plrv pso`` certificate and return whether its claim holds; raises
     :class:`Rejected` at the first discrepancy."""
+    exact_fields(cert, TOP | {"results", "evidence"}, "pso certificate")
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
+    exact_fields(spec, {"universe", "n", "mechanism", "adversary", "admissible", "factor",
+                        "slack"}, "spec")
+    exact_fields(res, {"success", "baseline", "baseline_weight", "bound", "holds"}, "results")
+    exact_fields(ev, {"datasets", "adversary", "baseline_predicate"}, "evidence")
     values, dist = _universe(spec)
     ok, n = _admissible(spec), spec["n"]
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:

@@ -21,11 +21,13 @@ from collections.abc import Callable
 
 from .claim import claim_tree, same_tree
 from .exact import (
+    TOP,
     ZERO,
     Eps,
     Recorded,
     Rejected,
     Undecided,
+    exact_fields,
     key,
     q,
     within,
@@ -151,7 +153,10 @@ def verify_reducible(cert: dict, notes: list, limit: int) -> bool | None:
     decided here, never read from the file: a spec with parameters is reducible for every
     value only by a symbolic identity (recorded), and not reducible by a witness at a point
     inside the parameters' ranges."""
+    exact_fields(cert, TOP | {"parameters", "point", "results", "independently_checkable",
+                              "evidence"}, "reducible certificate")
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
+    exact_fields(res, {"reducible", "method", "reason"}, "results")
     validate_check_spec(spec)
     width, values = len(spec["values"]), spec["values"]
     declared = parameters(cert["parameters"], "parameters")
@@ -320,6 +325,9 @@ def verify_prove(cert: dict, notes: list, check: Callable) -> bool | None:
     certificate (:func:`verify.verify_certificate`). Returns False when a counterexample
     refutes the claim, None otherwise (a proof is only recorded here). A nested check's
     recorded parts are recorded parts of this certificate too."""
+    exact_fields(cert, TOP | {"claim", "parameters", "epsilon", "every_epsilon", "status",
+                              "instances"}, "prove certificate")
+    exact_fields(cert["claim"], {"text", "tree"}, "claim")
     tree = claim_tree(cert["claim"]["text"])
     if not same_tree(tree, cert["claim"]["tree"]):
         raise Rejected(f"claim.tree: not the claim {cert['claim']['text']!r:.80} (re-parsed "
