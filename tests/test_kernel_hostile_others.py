@@ -156,6 +156,8 @@ FORGERIES = [  # (certificate, edit, exit status, a fragment of the last line)
      "does not give exactly the parameters ['p'] a value"),
     ("prove", lambda c: _nested(c)["spec"].update(targets=[1]), 2,
      "check: evidence.tables: (model, knowledge, target) = (0, 0, 1) is missing"),
+    ("prove", lambda c: c["instances"][0].update(solver={"name": "z3", "version": "9"}), 2,
+     "instances[0] (target 2, records [0]): fields"),
     ("prove", lambda c: c.update(status="proved"), 2,
      "status: 'proved' but the instances give 'counterexample'"),
     ("prove", lambda c: _nested(c)["results"]["apkdp"].update(delta="3/8"), 2,

@@ -349,9 +349,12 @@ def verify_prove(cert: dict, notes: list, check: Callable) -> bool | None:
     recorded = refuted = 0
     for j, p in enumerate(cert["instances"]):
         where = f"instances[{j}] (target {p['target']}, {p['knowledge']})"
+        base = {"target", "knowledge", "status", "method", "reason", "independently_checkable"}
         if p["independently_checkable"] is False:
+            exact_fields(p, base | ({"solver"} if "solver" in p else set()), where)
             recorded += 1
             continue
+        exact_fields(p, base | {"point", "deltas", "check"}, where)
         if p["independently_checkable"] is not True or p["status"] != "counterexample":
             raise Rejected(f"{where}: only a counterexample is independently checkable")
         if not isinstance(p["check"], dict) or p["check"].get("kind") != "check":
