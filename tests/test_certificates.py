@@ -180,7 +180,7 @@ def test_the_checker_imports_nothing_from_the_engine(tmp_path, example7):
             for name in names:
                 assert name.split(".")[0] in STDLIB, (module, name)
     run = run_copied_kernel(tmp_path, example7)
-    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.returncode == 1, run.stdout + run.stderr
     assert run.stdout.strip().endswith("certificate verified: the claim does not hold")
 
 
@@ -193,12 +193,13 @@ def test_cli_writes_and_verifies_certificates(tmp_path, example7):
     cert = tmp_path / "c.json"
     assert runner.invoke(app, ["check", str(spec), "--certificate", str(cert)]).exit_code == 1
     out = runner.invoke(app, ["verify-certificate", str(cert)])
-    assert out.exit_code == 0
+    assert out.exit_code == 1  # verified, and the claim (check's exit 1) does not hold
     assert out.stdout.strip().endswith("certificate verified: the claim does not hold")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(_set(example7, ["results", "ppkdp", "holds"], False)))
     out = runner.invoke(app, ["verify-certificate", str(bad)])
-    assert out.exit_code == 1 and "rejected: results.ppkdp.holds" in out.stdout
+    assert out.exit_code == 2 and "rejected: results.ppkdp.holds" in out.stderr
+    assert out.stderr.count("\n") == 1 and str(bad) in out.stderr
     assert runner.invoke(app, ["verify-certificate", str(tmp_path / "none.json")]).exit_code == 2
 
 
@@ -207,7 +208,7 @@ def test_large_failing_claims_keep_only_the_witness():
     raw = {**EXAMPLE7, "query": {"epsilon": "ln(2)", "delta": "1/1000", "notions": ["apkdp"]}}
     _, cert = certify_check(parse_spec(raw), max_cells=10)
     out = verify_certificate(json.loads(dumps(cert)))
-    assert "tables" not in cert["evidence"] and out.status[0] == 0, out.reason
+    assert "tables" not in cert["evidence"] and out.status[0] == 1, out.reason
     assert any("recomputed 1 tables by enumerating every database" in n for n in out.notes)
     with pytest.raises(BudgetExceeded, match="more than 10 cells"):
         certify_check(parse_spec(EXAMPLE7), max_cells=10)  # PPK holds: it needs its tables

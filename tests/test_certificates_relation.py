@@ -229,13 +229,13 @@ def test_cli_certificate_for_a_relation(tmp_path):
     assert runner.invoke(app, ["check", str(spec), "--certificate", str(cert)]).exit_code == 1
     assert json.loads(cert.read_text())["results"]["dp"]["delta"] == "1/3"
     out = runner.invoke(app, ["verify-certificate", str(cert)])
-    assert out.exit_code == 0 and "12 ordered pairs of linf (distance 1)" in out.stdout
+    assert out.exit_code == 1 and "12 ordered pairs of linf (distance 1)" in out.stdout
     bad = tmp_path / "bad.json"
     tampered = json.loads(cert.read_text())
     tampered["spec"]["neighbours"]["relation"] = "l1"
     bad.write_text(json.dumps(tampered))
     out = runner.invoke(app, ["verify-certificate", str(bad)])
-    assert out.exit_code == 1 and "rejected: evidence.dp_relation.pairs" in out.stdout
+    assert out.exit_code == 2 and "rejected: evidence.dp_relation.pairs" in out.stderr
 
 
 def test_large_failing_claims_keep_only_the_pair_that_breaks_them():
@@ -246,7 +246,7 @@ def test_large_failing_claims_keep_only_the_pair_that_breaks_them():
     cert = json.loads(dumps(cert))
     assert "dp_relation" not in cert["evidence"] and "omitted" in cert["evidence"]
     out = verify_certificate(cert)
-    assert out.status[0] == 0, out.reason  # small: the kernel derives the pairs itself
+    assert out.status[0] == 1, out.reason  # small: the kernel derives the pairs itself
     assert any("recomputed δ over them with the checker's own mechanism" in n
                for n in out.notes)
     far = _set(cert, ["evidence", "witnesses", "dp", "inputs"], [[0, 0], [1, 1]])

@@ -73,8 +73,10 @@ def test_compose_takes_json():
 
 def test_verify_certificate_documents_its_codes():
     text = runner.invoke(app, ["verify-certificate", "--help"]).output
-    assert "0 the certificate is verified" in " ".join(text.split())
-    assert "1 it is rejected" in " ".join(text.split())
+    flat = " ".join(text.split())
+    assert "Exit status, as plrv check's: 0 verified and the certified claim holds, 1 verified " \
+        "and it does not hold, 2 rejected (the first discrepancy named)" in flat
+    assert "A path that starts with - goes after --: plrv verify-certificate -- -h.json" in flat
 
 
 @pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])

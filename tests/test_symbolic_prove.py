@@ -89,7 +89,13 @@ def test_irrational_epsilon_needs_every_epsilon():
     ("not apk", "a number where a statement is expected"),
     ("apk $ 1", "unexpected character '$' at position 5"),
     ("", "give a named claim"),
-], ids=["number", "dangling", "unknown-name", "division", "not-number", "character", "empty"])
+    # a number beside a connective was passed to z3, which failed on a sort mismatch
+    ("apk and ppk <= 1", "--claim 'apk and ppk <= 1': a number where a statement is expected"),
+    ("apk <= 1 or ppk", "a number where a statement is expected"),
+    ("apk implies ppk <= 1", "a number where a statement is expected"),
+    ("apk <= 1 iff dp", "a number where a statement is expected"),
+], ids=["number", "dangling", "unknown-name", "division", "not-number", "character", "empty",
+        "and-number", "or-number", "implies-number", "iff-number"])
 def test_claim_parser_rejects(text, message):
     with pytest.raises(InvalidArgument, match=None) as info:
         parse_claim(text)

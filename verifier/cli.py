@@ -195,7 +195,7 @@ def guess(
         rep = guess_report(s)
     else:
         from verifier.certificates.emit_guess import write_guess_certificate
-        rep = write_guess_certificate(s, certificate)
+        rep = write_guess_certificate(s, certificate, source=spec)
     if plot is not None:
         from verifier.reports.writers import write_advantage_plot
         write_advantage_plot(plot, rep.diameter[0])
@@ -263,7 +263,7 @@ def pso(
             rep = pso_report(s, progress=bar)
         else:
             from verifier.certificates.emit_pso import write_pso_certificate
-            rep = write_pso_certificate(s, certificate, progress=bar)
+            rep = write_pso_certificate(s, certificate, progress=bar, source=spec)
     if json_out:
         from verifier.reports.json_out import pso_json
         print_json(pso_json(s, rep, full))

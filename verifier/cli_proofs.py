@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from verifier.commands.app import FAILS, HOLDS, UNKNOWN, app
+from verifier.commands.app import ERROR, FAILS, HOLDS, UNKNOWN, _VerdictCommand, app
 from verifier.commands.app import verdict as _verdict
 from verifier.commands.common import (
     CertOpt,
@@ -128,22 +129,40 @@ def search(
     return FAILS if res.found else UNKNOWN
 
 
-@app.command("verify-certificate", epilog=(
-    "Exit status: 0 the certificate is verified (its last line says whether the certified "
-    "claim holds or does not hold), 1 it is rejected, 2 error (unreadable file, usage), "
-    "3 consistent but not verified (it rests on parts taken from the certificate)."))
+class _CertificateCommand(_VerdictCommand):
+    """``verify-certificate``: a help option that is also the name of a file here is refused
+    (exit 2), never answered with help and exit 0 — a CI job checking a certificate named
+    ``-h`` would pass without a certificate checked."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from typer._click.exceptions import UsageError
+
+        for token in args:
+            if token == "--":
+                break
+            if token in ctx.help_option_names and os.path.lexists(token):
+                raise UsageError(f"{token} is both the help option and a file here: give the "
+                                 f"certificate as ./{token} or after -- ", ctx)
+        return super().parse_args(ctx, args)
+
+
+@app.command("verify-certificate", cls=_CertificateCommand, epilog=(
+    "Exit status, as plrv check's: 0 verified and the certified claim holds, 1 verified and "
+    "it does not hold, 2 rejected (the first discrepancy named) or an error (unreadable "
+    "file, usage), 3 unknown: consistent but resting on parts taken from the certificate, "
+    "or beyond the kernel's limits. A path that starts with - goes after --: "
+    "plrv verify-certificate -- -h.json"))
 def verify_certificate_command(
     file: Annotated[Path, typer.Argument(help="A certificate written by --certificate.",
                                          show_default=False)],
 ) -> int:
     """Re-check a certificate with the independent kernel (standard library only).
 
-    The question answered is "is this certificate right?", not "does the claim hold?": 0
-    verified — every number behind the certificate's verdict was recomputed by the kernel, and
-    the last line says "certificate verified: the claim holds" or "… does not hold"; 1
-    rejected (the first discrepancy is named); 3 consistent, but resting on parts taken from
-    the certificate (user code's laws, a predicate's pairs, a solver's proof), which it cannot
-    recompute.
+    Its exit status gates as plrv check's does: 0 verified — every number behind the
+    verdict was recomputed by the kernel — and the claim holds; 1 verified and the claim
+    does not hold; 2 rejected (the first discrepancy is named); 3 consistent, but resting on
+    parts taken from the certificate (user code's laws, a predicate's pairs, a solver's
+    proof, a search beyond the kernel's limits), or undecided within its limits.
     """
     from verifier.core.errors import SpecError
     from verifier.kernel.verify import escape, load, verify_certificate
@@ -158,6 +177,8 @@ def verify_certificate_command(
     for note in out.notes:
         typer.echo(f"  {escape(note)}")
     code, last = out.status
+    if code == ERROR:  # one line on stderr naming the file and the first discrepancy
+        raise SpecError(f"certificate {escape(last)}", file=str(file))
     typer.echo(escape(last))
     return code
 

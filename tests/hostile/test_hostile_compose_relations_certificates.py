@@ -210,12 +210,14 @@ TAMPERINGS = {
 
 @pytest.mark.parametrize("name", list(TAMPERINGS))
 def test_tampered_certificate_is_rejected(tmp_path, certificate, name):
-    """Each of these tamperings was 'verified' (exit 0)."""
+    """Each of these tamperings was 'verified' (exit 0); a rejection is exit 2 (a float is
+    not even read: every exact number is a string)."""
     path = tmp_path / "t.json"
     path.write_text(json.dumps(_tamper(certificate, TAMPERINGS[name])), encoding="utf-8")
     o = invoke(["verify-certificate", path])
-    assert o.exit_code == 1, o.describe()
-    assert "rejected" in o.stdout, o.describe()
+    assert o.exit_code == 2, o.describe()
+    assert ("not an integer" if name == "version-float" else "rejected") in o.stderr, \
+        o.describe()
 
 
 @pytest.mark.parametrize("name, how", [
@@ -229,7 +231,7 @@ def test_certificate_fields_the_dp_check_does_not_read(tmp_path, certificate, na
     path = tmp_path / "t.json"
     path.write_text(json.dumps(_tamper(certificate, how)), encoding="utf-8")
     o = invoke(["verify-certificate", path])
-    assert o.exit_code == 1, o.describe()
+    assert o.exit_code == 2 and "rejected" in o.stderr, o.describe()
 
 
 def test_certificate_with_a_duplicated_key_is_malformed(tmp_path, certificate):

@@ -143,4 +143,4 @@ def test_forged_relation_certificates_are_never_verified(tmp_path, path, value):
     bad.write_text(json.dumps(forged), encoding="utf-8")
     o = invoke(["verify-certificate", str(bad)])
     assert_contract(o)
-    assert o.exit_code == 1 and "rejected:" in o.stdout
+    assert o.exit_code == 2 and "rejected:" in o.stderr

@@ -33,7 +33,16 @@ from verifier.certificates.emit_relation import (
     relation_json,
     relation_witness,
 )
-from verifier.certificates.encode import FORMAT, VERSION, delta_json, encode, number, spec_json
+from verifier.certificates.encode import (
+    FORMAT,
+    VERSION,
+    delta_json,
+    encode,
+    number,
+    provenance,
+    source_of,
+    spec_json,
+)
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded
@@ -50,6 +59,7 @@ MAX_CELLS = 200_000  # conditional probabilities written, over every table
 
 def certify_check(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[Report, dict]:
     """Run ``spec`` (a :class:`~verifier.specs.check.Spec`) and build its certificate."""
+    source = source_of(spec.path)
     analysis = analyse(spec.mechanism, values=spec.values, records=spec.records,
                        models=spec.model if any(n != "dp" for n in spec.notions) else None,
                        knowledge=spec.knowledge, targets=spec.targets, pairs=spec.pairs,
@@ -105,7 +115,7 @@ def certify_check(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[Repo
                                    f"cells): the dp claim fails, its witness is the evidence")
     elif "dp" in report.results and report.results["dp"].holds:
         evidence["dp_laws"] = _dp_laws(spec.mechanism, spec.values, spec.records, max_cells)
-    return report, cert
+    return report, provenance(cert, source)
 
 
 def _conditional(row: Mapping) -> list:

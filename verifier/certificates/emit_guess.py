@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifier.certificates.encode import FORMAT, VERSION, encode, number
+from verifier.certificates.encode import (
+    FORMAT,
+    VERSION,
+    encode,
+    number,
+    provenance,
+    source_of,
+)
 from verifier.core.errors import BudgetExceeded
 from verifier.guessing.bounds import Certified
 from verifier.guessing.metric import ScaledLog
@@ -41,8 +48,11 @@ def _bound(c: Certified) -> object:
     return number(v) if v is not None else {"approx": c.approx()}
 
 
-def certify_guess(spec, max_cells: int = MAX_CELLS) -> tuple[GuessReport, dict]:
-    """Run ``spec`` (a :class:`~verifier.specs.guess.GuessSpec`) and build its certificate."""
+def certify_guess(spec, max_cells: int = MAX_CELLS, source: object = None
+                  ) -> tuple[GuessReport, dict]:
+    """Run ``spec`` (a :class:`~verifier.specs.guess.GuessSpec`) and build its certificate
+    (``source``: the spec file it was read from, named in the certificate)."""
+    named = source_of(source)
     rep = guess_report(spec)
     m = spec.model
     kernel, cells = [], 0
@@ -76,13 +86,14 @@ def certify_guess(spec, max_cells: int = MAX_CELLS) -> tuple[GuessReport, dict]:
         },
         "evidence": {"kernel": kernel},
     }
-    return rep, cert
+    return rep, provenance(cert, named)
 
 
-def write_guess_certificate(spec, path) -> GuessReport:
-    """Run ``spec``, write its certificate to ``path`` (JSON) and return the report."""
+def write_guess_certificate(spec, path, source: object = None) -> GuessReport:
+    """Run ``spec`` (read from the file ``source``), write its certificate to ``path`` (JSON)
+    and return the report."""
     from verifier.reports.writers import write_certificate
 
-    rep, cert = certify_guess(spec)
+    rep, cert = certify_guess(spec, source=source)
     write_certificate(cert, Path(path))
     return rep

@@ -21,7 +21,14 @@ from pathlib import Path
 
 from gmpy2 import mpq
 
-from verifier.certificates.encode import FORMAT, VERSION, encode, number
+from verifier.certificates.encode import (
+    FORMAT,
+    VERSION,
+    encode,
+    number,
+    provenance,
+    source_of,
+)
 from verifier.core.errors import BudgetExceeded
 from verifier.pso.datasets import class_count, lumping, weighted_datasets
 from verifier.pso.predicates import Predicate
@@ -73,8 +80,11 @@ def _answers(spec, rep: PSOReport, outputs: list[Hashable]) -> list:
     return out
 
 
-def certify_pso(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[PSOReport, dict]:
-    """Run ``spec`` (a :class:`~verifier.specs.pso.PSOSpec`) and build its certificate."""
+def certify_pso(spec, progress=None, max_cells: int = MAX_CELLS, source: object = None
+                ) -> tuple[PSOReport, dict]:
+    """Run ``spec`` (a :class:`~verifier.specs.pso.PSOSpec`) and build its certificate
+    (``source``: the spec file it was read from, named in the certificate)."""
+    named = source_of(source)
     rep = pso_report(spec, progress)
     u, n, mech = spec.universe, spec.n, spec.mechanism
     lump = lumping(u)  # every value alone: the checker recomputes each probability
@@ -119,13 +129,14 @@ def certify_pso(spec, progress=None, max_cells: int = MAX_CELLS) -> tuple[PSORep
             "baseline_predicate": _members(u, rep.baseline_predicate),
         },
     }
-    return rep, cert
+    return rep, provenance(cert, named)
 
 
-def write_pso_certificate(spec, path, progress=None) -> PSOReport:
-    """Run ``spec``, write its certificate to ``path`` (JSON) and return the report."""
+def write_pso_certificate(spec, path, progress=None, source: object = None) -> PSOReport:
+    """Run ``spec`` (read from the file ``source``), write its certificate to ``path`` (JSON)
+    and return the report."""
     from verifier.reports.writers import write_certificate
 
-    rep, cert = certify_pso(spec, progress)
+    rep, cert = certify_pso(spec, progress, source=source)
     write_certificate(cert, Path(path))
     return rep

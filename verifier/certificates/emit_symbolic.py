@@ -17,10 +17,19 @@ and version and marked ``"independently_checkable": false``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from verifier.certificates.emit import certify_check
-from verifier.certificates.encode import FORMAT, VERSION, encode, number, spec_json
+from verifier.certificates.encode import (
+    FORMAT,
+    VERSION,
+    encode,
+    number,
+    provenance,
+    source_of,
+    spec_json,
+)
 from verifier.engines.choice import joint_tables
 from verifier.engines.joint import check_targets
 from verifier.model.knowledge import no_knowledge
@@ -90,7 +99,7 @@ def reducible_certificate(sym, res: Reducibility) -> dict:
                                         for b in jt.backgrounds()]
             out.append(entry)
         cert["evidence"]["tables"] = out
-    return cert
+    return provenance(cert, source_of(sym.path))
 
 
 def _tree(tree: tuple) -> list:
@@ -137,7 +146,18 @@ def prove_certificate(sym, rep: ProofReport) -> dict:
             if p.method.startswith("z3") or "z3" in p.method:
                 entry["solver"] = _solver()
         entries.append(entry)
-    return {"format": FORMAT, "version": VERSION, "kind": "prove",
-            "claim": {"text": rep.claim.text, "tree": _tree(rep.claim.tree)},
-            "parameters": rep.parameters, "epsilon": rep.epsilon,
-            "every_epsilon": rep.every_epsilon, "status": rep.status, "instances": entries}
+    return provenance({
+        "format": FORMAT, "version": VERSION, "kind": "prove", "spec": _plain(sym.raw),
+        "claim": {"text": rep.claim.text, "tree": _tree(rep.claim.tree)},
+        "parameters": rep.parameters, "epsilon": rep.epsilon,
+        "every_epsilon": rep.every_epsilon, "status": rep.status, "instances": entries},
+        source_of(sym.path))
+
+
+def _plain(raw: object) -> object:
+    """The spec's tables as JSON (its parameters are in ``parameters``)."""
+    if isinstance(raw, Mapping):
+        return {str(k): _plain(v) for k, v in raw.items()}
+    if isinstance(raw, (list, tuple)):
+        return [_plain(v) for v in raw]
+    return raw

@@ -23,7 +23,8 @@ from verifier.core.distribution import Bottom
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import format_rational
 
-__all__ = ["FORMAT", "VERSION", "encode", "number", "delta_json", "spec_json"]
+__all__ = ["FORMAT", "VERSION", "encode", "number", "delta_json", "spec_json", "provenance",
+           "source_of"]
 
 FORMAT = "plrv-certificate"
 VERSION = 1
@@ -106,3 +107,34 @@ def spec_json(spec, pairs: tuple, targets: tuple) -> dict:
         "delta": number(spec.delta),
         "notions": list(spec.notions),
     }
+
+
+def spec_hash(spec: object) -> str:
+    """SHA-256 of a certificate's embedded spec written canonically (keys sorted, no spaces,
+    UTF-8), which the kernel recomputes from the spec it reads."""
+    import hashlib
+    import json
+
+    text = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def source_of(path: object) -> dict:
+    """The spec file's name and the SHA-256 of its bytes (nulls when there is no file),
+    read before any user code runs (it may change the working folder)."""
+    import hashlib
+    from pathlib import Path
+
+    if path is None:
+        return {"file": None, "sha256": None}
+    p = Path(str(path))
+    return {"file": p.name, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+
+
+def provenance(cert: dict, source: dict) -> dict:
+    """``cert`` with the spec it was made from named: ``source`` (:func:`source_of`) and
+    ``spec_sha256`` (the hash of the embedded spec, see :func:`spec_hash`), placed after
+    ``kind``."""
+    head = {k: cert[k] for k in ("format", "version", "kind")}
+    rest = {k: v for k, v in cert.items() if k not in head}
+    return {**head, "source": source, "spec_sha256": spec_hash(rest["spec"]), **rest}

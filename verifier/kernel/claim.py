@@ -112,6 +112,24 @@ class _Parser:
         raise self.fail()
 
 
+NUMERIC = ("num", "delta", "+", "-", "*", "/")
+LOGIC = ("and", "or", "implies", "iff", "not")
+
+
+def _typed(tree: list, text: str) -> str:
+    """``"number"`` or ``"bool"``; a claim that mixes them (``apk and ppk <= 1``) is one plrv
+    refuses, so it is rejected here."""
+    head = tree[0]
+    if head in ("num", "delta"):
+        return "number"
+    kinds = [_typed(t, text) for t in tree[1:]]
+    want = "bool" if head in LOGIC else "number"
+    if any(k != want for k in kinds):
+        raise Rejected(f"claim.text: {text!r:.80} mixes numbers and statements; plrv refuses "
+                       f"it")
+    return "number" if head in NUMERIC else "bool"
+
+
 def claim_tree(text: object) -> list:
     """The tree of a claim's text (numbers as ``Fraction``); :class:`Rejected` if plrv would
     not read it."""
@@ -122,7 +140,7 @@ def claim_tree(text: object) -> list:
         return ["lemma4"] if formula is None else claim_tree(formula)
     parser = _Parser(text)
     tree = parser.formula()
-    if parser.pos != len(parser.toks):
+    if parser.pos != len(parser.toks) or _typed(tree, text) != "bool":
         raise parser.fail()
     return tree
 

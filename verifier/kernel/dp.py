@@ -18,14 +18,15 @@ from .exact import (
     Eps,
     Recorded,
     Rejected,
+    Undecided,
     case_delta,
     dec,
     key,
-    mechanism,
-    out_key,
     q,
     read_delta,
+    within,
 )
+from .mechanisms import law_size, mechanism, out_key
 from .relation import relation_delta, relation_witness
 
 __all__ = ["dp_delta", "dp_witness"]
@@ -56,6 +57,7 @@ def dp_witness(cert: dict, w: dict, where: str, p_a: Fraction, p_b: Fraction,
                               f"certificate"))
         return
     s = {key(o) for o in w["outputs"]}
+    within(2 * law_size(spec, len(d1)), f"{where}: the masses of two databases")
     for d, p, side in ((d1, p_a, "p_a"), (d2, p_b, "p_b")):
         mass = sum((w_ for o, w_ in mech(d).items() if out_key(o) in s), ZERO)
         if mass != p:
@@ -108,7 +110,8 @@ def dp_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
     evidence. A symmetric built-in mechanism is enumerated by count vectors (neighbours:
     vectors at L1 distance 2, one record replaced); for user code the laws are taken from
     the certificate (a :class:`Recorded` note). Beyond ``limit`` databases a holding claim is
-    rejected, a failing one rests on its witness and its stated δ is recorded."""
+    unknown here (:class:`Undecided`), a failing one rests on its witness and its stated δ is
+    recorded."""
     spec, ev = cert["spec"], cert["evidence"]
     if "neighbours" in spec:
         return relation_delta(cert, eps, notes, limit)
@@ -129,8 +132,8 @@ def dp_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
         (k ** n if n * k.bit_length() <= 64 else None)
     if count is None or count > limit:
         if cert["results"]["dp"]["holds"]:
-            raise Rejected(f"spec: {len(values)}^{n} databases exceed the checker's limit of "
-                           f"{limit}; a holding dp claim cannot be re-checked here")
+            raise Undecided(f"spec: {len(values)}^{n} databases exceed the checker's limit of "
+                            f"{limit}; a holding dp claim cannot be re-checked here")
         notes.append(Recorded(f"dp: δ taken from the certificate ({len(values)}^{n} databases "
                               f"exceed the checker's limit of {limit}); the failure rests on "
                               f"the witness"))
@@ -142,6 +145,14 @@ def dp_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
         notes.append(Recorded("dp: δ taken from the certificate (no output laws of user "
                               "code given); the failure rests on the witness"))
         return read_delta(cert["results"]["dp"]["delta"], eps, "results.dp.delta")
+    # every law's outputs, compared once per neighbour of its database
+    size = k ** n if kind == "randomized_response" else n + 1 if kind == "geometric_count" \
+        else 1
+    total = count * size if mech is not None else \
+        sum(len(e["law"]) for e in laws["laws"])
+    within(total * (1 + (k * (k - 1) if by_counts else n * (k - 1)) * eps.cost),
+           f"dp: the output laws of {count} {'count vectors' if by_counts else 'databases'} "
+           f"({total} masses) against their neighbours'")
     dbs = _count_vectors(len(values), n) if by_counts else list(product(values, repeat=n))
     given = _given_laws(laws) if laws is not None else None
     if given is not None and set(given) != set(dbs):

@@ -9,19 +9,23 @@ again from their definitions, to enumerate a small spec database by database.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import stat
 import sys
 from fractions import Fraction
-from itertools import product
-from math import ceil, prod
+from math import ceil
 from typing import Any
 
 MAX_DATABASES = 100_000  # re-enumerate a spec only up to this many databases per data model
 MAX_DIGITS = 100_000  # characters of one rational
-MAX_BYTES = 1 << 30  # a certificate file read at all
+MAX_BYTES = 1 << 26  # a certificate file read at all (64 MiB)
+MAX_INT_DIGITS = 100  # digits of a JSON integer literal (records, indices, counts, values)
+MAX_WORK = 1_000_000  # comparisons of output masses (one at ε in nats counts ten) per check
+MAX_EXP_BITS = 1 << 22  # bits of one Taylor bound of e^x before the comparison is undecided
+MAX_TERMS = 1024  # Taylor terms of e^y (about 8,000 bits of precision) before it is undecided
 _NUMBER = re.compile(r"^-?[0-9]+(/[0-9]+)?$")
 ZERO, ONE = Fraction(0), Fraction(1)
 BOTTOM = {"bottom": True}
@@ -31,14 +35,41 @@ class Rejected(Exception):
     """The certificate does not match: the message names the first discrepancy."""
 
 
+class Undecided(Exception):
+    """A comparison or a size beyond the kernel's limits: neither verified nor rejected, the
+    certificate's verdict is unknown here (exit 3)."""
+
+
 class Recorded(str):
     """A note saying that a part the verdict rests on is only recorded in the certificate
     (a solver's proof, a symbolic identity): this checker cannot re-check it, so the
     certificate is not verified, only found consistent."""
 
 
-CHECK_FIELDS = {"format", "version", "kind", "spec", "results", "evidence"}
+CHECK_FIELDS = {"format", "version", "kind", "source", "spec_sha256", "spec", "results",
+                "evidence"}
 CHECK_EVIDENCE = {"tables", "cases", "omitted", "witnesses", "dp_relation", "dp_laws"}
+
+
+MAX_TOTAL_WORK = 4 * MAX_WORK  # one certificate's checks together (a prove's nested ones)
+_SPENT = [0]
+
+
+def reset_work() -> None:
+    """A new certificate: nothing spent yet."""
+    _SPENT[0] = 0
+
+
+def within(work: int, what: str) -> None:
+    """Refuse, before doing it, work beyond :data:`MAX_WORK` (one step) or
+    :data:`MAX_TOTAL_WORK` (the certificate's steps together): the verdict is then unknown
+    here (exit 3), never a hang."""
+    if work > MAX_WORK:
+        raise Undecided(f"{what}: {work} steps exceed the kernel's work limit of {MAX_WORK}")
+    _SPENT[0] += work
+    if _SPENT[0] > MAX_TOTAL_WORK:
+        raise Undecided(f"{what}: with the checks before it, {_SPENT[0]} steps exceed the "
+                        f"kernel's work limit of {MAX_TOTAL_WORK} for one certificate")
 
 
 def _unique_keys(pairs: list) -> dict:
@@ -50,25 +81,73 @@ def _unique_keys(pairs: list) -> dict:
     return out
 
 
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer literal of {len(text)} characters (over "
+                         f"{MAX_INT_DIGITS} digits; exact numbers are written \"num/den\")")
+    return int(text)
+
+
+def _no_float(text: str) -> object:
+    raise ValueError(f"the number {text[:40]!r} is not an integer (a certificate writes exact "
+                     f"numbers as \"num/den\")")
+
+
 def load(path: str) -> object:
     """The JSON of a certificate file (``OSError``, ``ValueError`` when it cannot be read,
     a key given twice in one object included: which one counts would be a guess). Only a
     regular file of at most :data:`MAX_BYTES` is opened: a named pipe would block, a device
-    never end."""
+    never end. An integer literal has at most :data:`MAX_INT_DIGITS` digits (checked before
+    it is converted: a 4,000,000-digit literal would take minutes), and a float, ``NaN`` or
+    ``Infinity`` is refused: every exact number is a string ``"num/den"``."""
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         raise ValueError("not a regular file")
     if info.st_size > MAX_BYTES:
         raise ValueError(f"{info.st_size} bytes, over the kernel's limit of {MAX_BYTES}")
-    sys.set_int_max_str_digits(0)
+    sys.set_int_max_str_digits(0)  # the rationals "num/den" (each ≤ MAX_DIGITS characters)
     with open(path, encoding="utf-8") as f:
-        return json.load(f, object_pairs_hook=_unique_keys)
+        return json.load(f, object_pairs_hook=_unique_keys, parse_int=_int,
+                         parse_float=_no_float, parse_constant=_no_float)
+
+
+def spec_hash(spec: object) -> str:
+    """SHA-256 of the embedded spec written canonically (keys sorted, no spaces, UTF-8)."""
+    text = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def check_source(cert: dict) -> None:
+    """``source`` names the spec file and the SHA-256 of its bytes (nulls for a spec given
+    without a file: recorded, a reader compares them with the file), and ``spec_sha256`` is
+    the hash of the embedded spec, recomputed here."""
+    src = cert.get("source")
+    if not isinstance(src, dict) or set(src) != {"file", "sha256"} or \
+            (src["file"] is None) is not (src["sha256"] is None) or \
+            src["file"] is not None and (not isinstance(src["file"], str) or
+                                         not re.fullmatch(r"[0-9a-f]{64}", str(src["sha256"]))):
+        raise Rejected(f"source: {src!r:.80} is not {{file, sha256}} of a spec file (or nulls)")
+    if cert.get("spec_sha256") != spec_hash(cert.get("spec")):
+        raise Rejected(f"spec_sha256: {cert.get('spec_sha256')!r:.70} is not the SHA-256 of "
+                       f"the embedded spec ({spec_hash(cert.get('spec'))})")
+
+
+TOP = {"format", "version", "kind", "source", "spec_sha256", "spec"}
+
+
+def exact_fields(obj: object, expected: set, where: str) -> None:
+    """``obj`` has exactly the fields ``expected``: a field added is a change this checker
+    would pass over unread, a field missing one it would guess."""
+    if not isinstance(obj, dict) or set(obj) != expected:
+        got = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
+        raise Rejected(f"{where}: fields {got!r:.100}, not {sorted(expected)}")
 
 
 def check_fields(cert: dict, version: int) -> None:
     """The version (the integer itself, not ``true`` or ``1.0``) and, for a check
-    certificate, exactly the fields a certificate has: an added field (a tight ε in the
-    results, a note) is a change this checker would otherwise pass over unread."""
+    certificate, exactly the fields a certificate has: an added field (a
+    tight ε in the results, a note) is a change this checker would otherwise pass over
+    unread."""
     v = cert.get("version")
     if type(v) is not int or v != version:
         raise Rejected(f"version: {v!r}; this checker reads version {version}")
@@ -122,8 +201,32 @@ def q(text: object, where: str) -> Fraction:
     return Fraction(text)
 
 
+def canonical(value: object, depth: int = 0) -> object:
+    """A value, output or background as the certificate's typed encoding, in one spelling:
+    a rational in lowest terms (``{"rational": "2/4"}`` is ``"1/2"``), every other form
+    exactly as written. Anything else (a boolean, a float, an unknown object) is rejected:
+    two spellings of one value would otherwise be two values."""
+    if type(value) is int or isinstance(value, str):
+        return value
+    if isinstance(value, list) and depth < 8:
+        return [canonical(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"rational"}:
+            return {"rational": str(q(value["rational"], "value"))}
+        if value == BOTTOM and value["bottom"] is True:
+            return value
+        if set(value) == {"known_counts", "stands_for"} and \
+                isinstance(value["known_counts"], list) and \
+                all(type(c) is int and c >= 0 for c in value["known_counts"]) and \
+                type(value["stands_for"]) is int:
+            return value
+    raise Rejected(f"value: {value!r:.80} is not a value, output or background a "
+                   f"certificate writes")
+
+
 def key(value: object) -> str:
-    return json.dumps(value, sort_keys=True)
+    """The identity of a value, output or background: its canonical spelling's JSON text."""
+    return json.dumps(canonical(value), sort_keys=True)
 
 
 def enc(value: object) -> object:
@@ -163,6 +266,11 @@ class Eps:
         if self.rate is not None and self.rate < 1 or self.nats is not None and self.nats < 0:
             raise Rejected(f"spec.epsilon: {text!r:.80} is negative")
 
+    @property
+    def cost(self) -> int:
+        """The work of one comparison with ``e^ε`` (certified bounds cost about ten)."""
+        return 10 if self.nats is not None else 1
+
     def exceeds(self, p: Fraction, r: Fraction) -> bool:
         """Whether an output of mass ``p`` under a and ``r`` under b has loss > ε."""
         if p == 0:
@@ -199,7 +307,9 @@ def exp_sign(r: Fraction, x: Fraction) -> int:
     """Sign of ``r − e^x`` for rational ``x ≠ 0`` and ``r ≥ 0``: first by bit sizes
     (``0 < r < 2^b ≤ e^b`` for a numerator of ``b`` bits, and ``r > 2^{−b′} ≥ e^{−b′}`` for a
     denominator of ``b′`` bits), so that a huge ``|x|`` costs nothing; else Taylor bounds of
-    ``e^{|x|/m}`` raised to ``m``, refined until they separate (``e^x`` is irrational)."""
+    ``e^{|x|/m}`` raised to ``m``, refined until they separate (``e^x`` is irrational), but
+    only up to :data:`MAX_TERMS` terms and bounds of :data:`MAX_EXP_BITS` bits: beyond,
+    :class:`Undecided`."""
     if r <= 0:
         return -1
     if x == 0:  # e^0 = 1 (the callers keep ε = 0 as a rate; this is the last guard)
@@ -215,7 +325,10 @@ def exp_sign(r: Fraction, x: Fraction) -> int:
         s, t = ZERO, ONE
         for j in range(terms):
             s, t = s + t, t * y / (j + 1)
-        lo, hi = s ** m, (s + 2 * t) ** m  # remainder ≤ 2·y^N/N! for y ≤ 1
+        up = s + 2 * t  # remainder ≤ 2·y^N/N! for y ≤ 1
+        if m * (up.numerator.bit_length() + up.denominator.bit_length()) > MAX_EXP_BITS:
+            raise Undecided(_unseparated(r, x))
+        lo, hi = s ** m, up ** m
         if x < 0:
             lo, hi = 1 / hi, 1 / lo
         if r < lo:
@@ -223,6 +336,15 @@ def exp_sign(r: Fraction, x: Fraction) -> int:
         if r > hi:
             return 1
         terms *= 2
+        if terms > MAX_TERMS:
+            raise Undecided(_unseparated(r, x))
+
+
+def _unseparated(r: Fraction, x: Fraction) -> str:
+    size = r.numerator.bit_length() + r.denominator.bit_length()
+    return (f"e^x at x = {x if x.numerator.bit_length() < 64 else 'a long rational'} and a "
+            f"ratio of {size} bits are not separated within the kernel's precision limit "
+            f"({MAX_TERMS} Taylor terms, {MAX_EXP_BITS}-bit bounds)")
 
 
 def read_delta(value: object, eps: Eps, where: str) -> tuple[Fraction, Fraction]:
@@ -255,91 +377,3 @@ def case_delta(p: dict, r: dict | None, eps: Eps) -> tuple[Fraction, Fraction]:
         if eps.exceeds(w, r.get(o, ZERO)):
             a, c = a + w, c + r.get(o, ZERO)
     return eps.delta(a, c)
-
-
-# ------------------------------------------------------------------ re-enumeration of a spec
-
-def mechanism(spec: dict):
-    """The output law of a built-in mechanism, written from its definition (or None)."""
-    m = spec["mechanism"]
-    kind, p = m.get("kind"), {k: dec(v) for k, v in m.get("params", {}).items()}
-    counted = set(p.get("counts", (1,)))
-
-    def c(db):
-        return sum(1 for x in db if x in counted)
-    if kind == "count":
-        return lambda db: {c(db): ONE}
-    if kind == "threshold_count":
-        return lambda db: {c(db) if c(db) >= p["threshold"] else "⊥": ONE}
-    if kind == "sum":
-        return lambda db: {sum((Fraction(x) for x in db), ZERO): ONE}
-    if kind == "mean":  # over the records given (n − 1 of them under add-remove-one)
-        return lambda db: {sum((Fraction(x) for x in db), ZERO) / len(db): ONE}
-    if kind == "identity":
-        return lambda db: {tuple(db): ONE}
-    if kind == "randomized_response":
-        t, dom = p["truth"], p["values"]
-        other = (1 - t) / (len(dom) - 1)
-
-        def rr(db):
-            out = {}
-            for rep in product(dom, repeat=len(db)):
-                w = prod((t if r == x else other for r, x in zip(rep, db, strict=True)), start=ONE)
-                if w:
-                    out[rep] = w
-            return out
-        return rr
-    if kind == "geometric_count":
-        al = p["alpha"]
-
-        def geo(db):  # clamped to 0..len(db): the size of the database given
-            k, m = c(db), len(db)
-            if m == 0:
-                return {0: ONE}
-            out = {j: (1 - al) / (1 + al) * al ** abs(j - k) for j in range(1, m)}
-            out[0], out[m] = al ** k / (1 + al), al ** (m - k) / (1 + al)
-            return out
-        return geo
-    return None
-
-
-def out_key(o: object) -> str:
-    return key(BOTTOM) if o == "⊥" else key(enc(o))
-
-
-def _databases(model: dict, values: tuple, n: int):
-    if "priors" in model:
-        priors = [[q(w, "spec.models.priors") for w in ws] for ws in model["priors"]]
-        for idx in product(range(len(values)), repeat=n):
-            w = prod((priors[j][i] for j, i in enumerate(idx)), start=ONE)
-            if w:
-                yield tuple(values[i] for i in idx), w
-    else:
-        for db, w in zip(model["support"], model["weights"], strict=True):
-            yield dec(db), q(w, "spec.models.weights")
-
-
-def enumerable(spec: dict, limit: int) -> str | None:
-    """Why the spec cannot be re-enumerated here, or None."""
-    if mechanism(spec) is None:
-        return f"mechanism {spec['mechanism'].get('name')!r} is not a built-in kind"
-    if any("known" not in k for k in spec["knowledge"]):
-        return "the background knowledge is a user function"
-    k, n = len(spec["values"]), spec["records"]
-    if n * k.bit_length() > 64 or k ** (n * (2 if spec["mechanism"]["kind"] ==
-                                             "randomized_response" else 1)) > limit:
-        return f"{k}^{n} databases (× outputs) exceed the checker's limit of {limit}"
-    return None
-
-
-def joint(spec: dict, model: dict, known: list, target: int) -> dict:
-    """``{(t, B): {O: P[D(i)=t, ζ(D)=B, M(D)=O]}}`` by enumerating every database."""
-    values, mech = tuple(dec(v) for v in spec["values"]), mechanism(spec)
-    out: dict = {}
-    for db, w in _databases(model, values, spec["records"]):
-        bg = key(enc(tuple(db[j] for j in known))) if known else key("nothing")
-        row = out.setdefault((key(enc(db[target])), bg), {})
-        for o, p in mech(db).items():
-            k = out_key(o)
-            row[k] = row.get(k, ZERO) + w * p
-    return out

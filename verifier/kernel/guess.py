@@ -20,7 +20,18 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .exact import ZERO, Recorded, Rejected, key, q
+from .exact import (
+    MAX_EXP_BITS,
+    TOP,
+    ZERO,
+    Recorded,
+    Rejected,
+    Undecided,
+    exact_fields,
+    key,
+    q,
+    within,
+)
 
 __all__ = ["verify_guess"]
 
@@ -45,12 +56,42 @@ def _iroot(n: int, k: int) -> int | None:
     return lo if lo ** k == n else None
 
 
+MAX_SCALE = 10 ** 6
+
+
+def _epsilon(eps: object, j: int) -> dict:
+    """One ε exactly as plrv writes it: ``{"infinite": true}``, ``{"base", "scale"}`` for
+    ``ln(base)/scale`` (a rational ``base ≥ 1``, an integer ``scale ≥ 1``) or ``{"nats"}``
+    (a rational ≥ 0); any other shape or an extra key is refused, never read as another."""
+    where = f"spec.epsilon[{j}]"
+    if isinstance(eps, dict) and set(eps) == {"infinite"} and eps["infinite"] is True:
+        return eps
+    if isinstance(eps, dict) and set(eps) == {"base", "scale"}:
+        s = eps["scale"]
+        if type(s) is not int or not 1 <= s <= MAX_SCALE or q(eps["base"], where) < 1:
+            raise Rejected(f"{where}: ln(base)/scale needs base ≥ 1 and an integer scale in "
+                           f"1..{MAX_SCALE}")
+        return eps
+    if isinstance(eps, dict) and set(eps) == {"nats"} and q(eps["nats"], where) >= 0:
+        return eps
+    raise Rejected(f"{where}: {eps!r:.80} is not {{infinite: true}}, {{base, scale}} or "
+                   f"{{nats}} (≥ 0)")
+
+
+def _pow(b: Fraction, e: int) -> Fraction:
+    """``b^e``, refused beyond the kernel's size limit (unknown, never a hang)."""
+    if abs(e) * (b.numerator.bit_length() + b.denominator.bit_length()) > MAX_EXP_BITS:
+        raise Undecided(f"a power of {b!r:.40} with exponent {e} exceeds the kernel's size "
+                        f"limit")
+    return b ** e
+
+
 def _power(eps: dict, d: Fraction) -> Fraction | None:
     """``e^{ε·d} = base^{d/scale}`` when it is rational, else None."""
     if "base" not in eps:
         return None
     e = d / eps["scale"]
-    b = q(eps["base"], "spec.epsilon.base") ** e.numerator
+    b = _pow(q(eps["base"], "spec.epsilon.base"), e.numerator)
     num, den = _iroot(b.numerator, e.denominator), _iroot(b.denominator, e.denominator)
     return None if num is None or den is None else Fraction(num, den)
 
@@ -136,7 +177,7 @@ def _private(m: _Model, kernel: dict, epsilons: list) -> bool | None:
                 d = m.distance(x, y, k)
                 root, power = s * d.denominator, d.numerator  # d = power / denominator
                 for z, p in kernel[x].items():
-                    if p ** root > b ** power * kernel[y].get(z, ZERO) ** root:
+                    if _pow(p, root) > _pow(b, power) * _pow(kernel[y].get(z, ZERO), root):
                         return False
     return True
 
@@ -181,6 +222,7 @@ def _own_kernel(spec: dict, m: _Model) -> dict | None:
             raise Rejected("spec.mechanism: truncated_geometric needs a one-attribute domain")
         al, lo, hi = params["alpha"], min(c[0] for c in ints.values()), \
             max(c[0] for c in ints.values())
+        within(len(ints) * (hi - lo + 1), f"truncated_geometric over {lo}..{hi}")
         for x, (v,) in ints.items():
             if lo == hi:
                 out[x] = {key(v): ONE}
@@ -190,8 +232,10 @@ def _own_kernel(spec: dict, m: _Model) -> dict | None:
             out[x] = row
         return out
     beta = params["beta"]
+    within(len(m.domain) ** 2, f"the exponential mechanism over {len(m.domain)} values")
     for x in m.domain:
-        w = {z: beta ** sum(abs(a - b) for a, b in zip(m.coords[x], m.coords[z], strict=True))
+        w = {z: _pow(beta, sum(abs(a - b) for a, b in zip(m.coords[x], m.coords[z],
+                                                             strict=True)))
              for z in m.domain}
         total = sum(w.values(), ZERO)
         out[x] = {z: p / total for z, p in w.items()}
@@ -202,7 +246,15 @@ def verify_guess(cert: dict, notes: list) -> bool | None:
     """Check a ``plrv guess`` certificate and return whether its claim holds (None when the
     verdict rests on the engine's certified comparisons); raises :class:`Rejected` at the
     first discrepancy."""
+    exact_fields(cert, TOP | {"results", "evidence"}, "guess certificate")
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
+    exact_fields(spec, {"domain", "prior", "precisions", "mode", "mechanism", "epsilon",
+                        "targets"}, "spec")
+    exact_fields(res, {"targets", "vulnerability", "private_at_epsilon", "holds"}, "results")
+    exact_fields(ev, {"kernel"}, "evidence")
+    for j, r in enumerate(res["targets"] if isinstance(res["targets"], list) else []):
+        exact_fields(r, {"target", "prior", "posterior", "output", "advantage", "precise",
+                         "simplified"}, f"results.targets[{j}]")
     m = _Model(spec)
     kernel = _kernel(m, ev)
     own = _own_kernel(spec, m)
@@ -223,11 +275,21 @@ def verify_guess(cert: dict, notes: list) -> bool | None:
             joint.setdefault(z, {})[x] = m.prior[x] * p
     totals = {z: sum(row.values(), ZERO) for z, row in joint.items()}
     epsilons = spec["epsilon"]
-    if len(epsilons) != len(m.ks):
-        raise Rejected(f"spec.epsilon: {len(epsilons)} values for {len(m.ks)} goal part(s)")
+    if not isinstance(epsilons, list) or len(epsilons) != len(m.ks):
+        raise Rejected(f"spec.epsilon: not {len(m.ks)} value(s), one per goal part")
+    epsilons = [_epsilon(e, j) for j, e in enumerate(epsilons)]
+    targets = spec["targets"]
+    if not isinstance(targets, list) or not targets or \
+            any(key(t) not in m.prior for t in targets) or len({key(t) for t in targets}) != \
+            len(targets):
+        raise Rejected("spec.targets: not a non-empty list of distinct values of the domain "
+                       "(a claim for every target of none is vacuous)")
     rows = res["targets"]
-    if [r["target"] for r in rows] != spec["targets"]:
+    if [key(r["target"]) for r in rows] != [key(t) for t in targets]:
         raise Rejected("results.targets: not one row per target of the spec, in order")
+    width = max(len(law) for law in kernel.values())
+    within(len(m.domain) ** 2 * (len(m.r) + width) * len(m.ks) * (len(targets) + 1),
+           f"the bounds and ε·d-privacy over a domain of {len(m.domain)} values")
     exact, order = True, True
     for j, r in enumerate(rows):
         where, x = f"results.targets[{j}] (target {r['target']!r})", key(r["target"])
@@ -250,8 +312,11 @@ def verify_guess(cert: dict, notes: list) -> bool | None:
             raise Rejected(f"{where}.advantage: {stated['advantage']}, not {best - prior}")
         for name, which in (("precise", _precise), ("simplified", _simplified)):
             mine = _bound(m, x, epsilons, which)
-            if mine is None or isinstance(r[name], dict):
+            if mine is None:
                 exact = False
+                if not (isinstance(r[name], dict) and set(r[name]) == {"approx"}):
+                    raise Rejected(f"{where}.{name}: {r[name]!r:.60}, but the bound is "
+                                   f"irrational here: it is written {{approx}}")
             elif q(r[name], f"{where}.{name}") != mine:
                 raise Rejected(f"{where}.{name}: {r[name]} in the certificate, {mine} "
                                f"recomputed")

@@ -27,21 +27,43 @@ from .exact import (
     Eps,
     Recorded,
     Rejected,
+    Undecided,
     case_delta,
-    enumerable,
-    joint,
     key,
     q,
     read_delta,
     show,
+    within,
 )
+from .mechanisms import enumerable, enumeration_work, joint
+from .spec import MAX_RECORDS
 
 __all__ = ["check_partial", "witness_masses"]
 
 
-def _rows(table: dict, where: str) -> dict:
-    """``{(t, B): (weight, law, raw background)}``, each law checked to sum to 1."""
+def _class_size(c: object, width: int, known: int | None, where: str) -> int:
+    """The number of background values a count class stands for, once its counts are one
+    non-negative integer per value summing to the number of known records (never a
+    factorial of a count the certificate chose)."""
+    if not isinstance(c, list) or len(c) != width or sum(c) != (known if known is not None
+                                                                 else sum(c)):
+        raise Rejected(f"{where}.background: the class {c!r:.60} is not one count per value "
+                       f"summing to the {known} known records")
+    if known is None and sum(c) > MAX_RECORDS:
+        raise Rejected(f"{where}.background: the class {c!r:.60} counts more than "
+                       f"{MAX_RECORDS} records")
+    return factorial(sum(c)) // prod(factorial(x) for x in c)
+
+
+def _rows(table: dict, where: str, width: int, known: int | None) -> dict:
+    """``{(t, B): (weight, law, raw background)}``, each law checked to sum to 1; the
+    backgrounds all count classes or all values (two spellings of one background would
+    leave its rows without partners)."""
     rows, total = {}, ZERO
+    if len({isinstance(r["background"], dict) and "known_counts" in r["background"]
+            for r in table["rows"]}) > 1:
+        raise Rejected(f"{where}: some backgrounds are count classes, others values; one "
+                       f"table writes them one way")
     for j, row in enumerate(table["rows"]):
         w = f"{where}.rows[{j}]"
         law = {key(o): q(p, f"{w}.law") for o, p in row["law"]}
@@ -51,9 +73,10 @@ def _rows(table: dict, where: str) -> dict:
             raise Rejected(f"{w} (value {row['value']!r}, background {row['background']!r}): "
                            f"the conditional law sums to {sum(law.values(), ZERO)}, not 1")
         bg = row["background"]
+        key(bg)  # one of the forms a background takes
         if isinstance(bg, dict) and "known_counts" in bg:
             c = bg["known_counts"]
-            mult = factorial(sum(c)) // prod(factorial(x) for x in c)
+            mult = _class_size(c, width, known, w)
             if bg.get("stands_for") != mult or row["multiplicity"] != mult:
                 raise Rejected(f"{w}: the class {c} stands for {mult} background values, "
                                f"not {row['multiplicity']}")
@@ -116,13 +139,20 @@ def _tables(cert: dict, labels: list, notes: list, limit: int) -> list[dict]:
     """One table of rows per label of the domain, recomputed where the kernel can."""
     spec, ev = cert["spec"], cert["evidence"]
     why = enumerable(spec, limit)
+    if why is None:
+        within(enumeration_work(spec, labels),
+               f"re-enumerating {len(labels)} tables (data model × knowledge × target)")
     given = ev.get("tables")
     if given is None:
         if "omitted" not in ev:
             raise Rejected("evidence.tables: missing (and no evidence.omitted says why)")
-        if why is not None:
-            raise Rejected(f"evidence.tables: omitted, and the kernel cannot recompute the "
-                           f"conditional laws ({why})")
+        if why is not None and any(r.get("holds") is not False for n, r in
+                                   cert["results"].items() if n != "dp"):
+            raise Rejected(f"evidence.tables: omitted for a holding claim, and the kernel "
+                           f"cannot recompute the conditional laws ({why})")
+        if why is not None:  # an honest omission (every claim fails) beyond the kernel's reach
+            raise Undecided(f"evidence.tables: omitted, and the kernel cannot recompute the "
+                            f"conditional laws ({why})")
         notes.append(f"recomputed {len(labels)} tables by enumerating every database")
         return [_own_rows(spec, label) for label in labels]
     index = [(t["model"], t["knowledge"], t["target"]) for t in given]
@@ -134,7 +164,10 @@ def _tables(cert: dict, labels: list, notes: list, limit: int) -> list[dict]:
         extra = next(x for x in index if x not in labels)
         raise Rejected(f"evidence.tables: {extra} is not (model, knowledge, target) of the "
                        f"spec")
-    tables = [_rows(given[index.index(label)], f"evidence.tables[{index.index(label)}]")
+    knowledge = spec["knowledge"]
+    tables = [_rows(given[index.index(label)], f"evidence.tables[{index.index(label)}]",
+                    len(spec["values"]), len(knowledge[label[1]]["known"])
+                    if "known" in knowledge[label[1]] else None)
               for label in labels]
     if why is None:
         for label, rows in zip(labels, tables, strict=True):
@@ -219,6 +252,9 @@ def check_partial(cert: dict, eps: Eps, notes: list, limit: int) -> tuple[dict, 
               for k in range(len(spec["knowledge"])) for t in spec["targets"]]
     pairs = [(key(a), key(b)) for a, b in spec["pairs"]]
     tables = _tables(cert, labels, notes, limit)
+    within(sum(len(law) * sum(1 for a, _ in pairs if a == t) for rows in tables
+               for (t, _), (_, law, _) in rows.items()) * 2 * eps.cost,
+           f"the APK and PPK cases of {len(tables)} tables")
     computed = _cases(tables, labels, pairs, eps, "noiseless" in spec["notions"])
     cases = ev.get("cases")
     if cases is None and "tables" in ev:
@@ -259,6 +295,7 @@ def witness_masses(spec: dict, name: str, w: dict, tables: list) -> tuple[Fracti
         raise Rejected(f"{where}.values: {w['values']!r:.80} is not a compared pair")
     plain = _plain(rows) if name == "noiseless" else {}
     parts = w["parts"] if name == "ppkdp" else [dict(w, p_background="1")]
+    within(len(parts) * (len(rows) + 1), f"{where}: {len(parts)} parts over {len(rows)} rows")
     sa = sb = ZERO
     for part in parts:
         bg, s = key(part["background"]), {key(o) for o in part["outputs"]}

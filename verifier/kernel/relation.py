@@ -33,11 +33,11 @@ from .exact import (
     dec,
     enc,
     key,
-    mechanism,
-    out_key,
     q,
     read_delta,
+    within,
 )
+from .mechanisms import law_size, mechanism, out_key
 
 __all__ = ["relation_delta", "relation_witness", "derive_pairs", "related"]
 
@@ -190,6 +190,11 @@ def relation_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
     if rel is None and own is not None and mechanism(spec) is not None:
         mech = mechanism(spec)
         inputs = {z for pair in own for z in pair}
+        kind = spec["mechanism"]["kind"]
+        size = len(spec["values"]) ** spec["records"] if kind == "randomized_response" \
+            else spec["records"] + 1 if kind == "geometric_count" else 1
+        within((len(inputs) + len(own) * eps.cost) * size,
+               f"dp: {len(own)} ordered pairs of {over}, up to {size} outputs each")
         laws = {z: {out_key(o): p for o, p in mech(dec(json.loads(z))).items() if p}
                 for z in inputs}
         best = eps.worst(case_delta(laws[x], laws[y], eps) for x, y in own)
@@ -232,6 +237,8 @@ def relation_delta(cert: dict, eps: Eps, notes: list, limit: int) -> tuple:
                                f"spec.neighbours.inputs")
         notes.append(Recorded(f"dp: the {len(pairs)} ordered pairs were taken from the "
                               f"certificate, not re-derived ({over})"))
+    within(sum(len(laws[x]) for x, _ in pairs) * eps.cost + sum(map(len, laws.values())),
+           f"dp: the output laws of {len(laws)} inputs against their {len(pairs)} pairs")
     _own_laws(spec, rel, laws, where, notes)
     best = eps.worst(case_delta(laws[x], laws[y], eps) for x, y in pairs)
     notes.append(f"dp: recomputed δ over the {len(pairs)} ordered pairs")
@@ -262,6 +269,8 @@ def relation_witness(cert: dict, w: dict, where: str, p_a: Fraction, p_b: Fracti
             notes.append(Recorded("dp: the witness's masses under user code were taken from "
                                   "the certificate"))
             return
+        within(sum(law_size(spec, len(z)) for z in (x, y) if isinstance(z, list)),
+               f"{where}: the masses of two inputs")
         masses = [sum((p for o, p in mech(dec(z)).items() if out_key(o) in s), ZERO)
                   for z in (x, y)]
     for side, mass, given in (("p_a", masses[0], p_a), ("p_b", masses[1], p_b)):

@@ -16,7 +16,8 @@ values ``(a, b)``, a privacy parameter ``ε ≥ 0`` and ``δ ∈ [0, 1]``):
 * ``mechanism``: a built-in kind with exactly its parameters, or ``"function"`` (user code);
 * ``knowledge``: each ``{"known": [distinct indices]}`` or ``{"function": name}``;
 * ``targets``: distinct indices, none of them a known record; ``pairs``: distinct ordered
-  pairs of two different values; ``notions``: distinct, from dp, apkdp, ppkdp, noiseless.
+  pairs of two different values, each with its reverse (plrv reads a pair ``[a, b]`` as both
+  ``(a, b)`` and ``(b, a)``); ``notions``: distinct, from dp, apkdp, ppkdp, noiseless.
 """
 
 from __future__ import annotations
@@ -183,6 +184,10 @@ def validate_check_spec(spec: object) -> None:
             raise _bad(f"spec.pairs[{j}]", f"{pair!r:.80} is not two different values")
     if len({repr(p) for p in pairs}) != len(pairs):
         raise _bad("spec.pairs", "a pair is listed twice")
+    for pair in pairs:  # plrv compares a given pair [a, b] in both directions
+        if [pair[1], pair[0]] not in pairs:
+            raise _bad("spec.pairs", f"{pair!r:.60} is listed without {[pair[1], pair[0]]!r:.60}"
+                                     f"; plrv compares a pair in both directions")
     if "neighbours" in spec:
         if notions != ["dp"]:
             raise _bad("spec.neighbours", "a neighbouring relation is dp's alone")

@@ -15,19 +15,24 @@ solver are recorded, not re-checkable here, and the checker says so.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 
 from .claim import claim_tree, same_tree
 from .exact import (
+    TOP,
     ZERO,
+    Eps,
     Recorded,
     Rejected,
-    enumerable,
-    joint,
+    Undecided,
+    exact_fields,
     key,
     q,
+    within,
 )
+from .mechanisms import enumerable, enumeration_work, joint
 from .spec import validate_check_spec
 
 __all__ = ["verify_reducible", "verify_prove"]
@@ -102,17 +107,82 @@ def _indices(spec: dict, entry: dict, where: str) -> None:
         raise Rejected(f"{where}.backgrounds: a witness compares two background values")
 
 
-def verify_reducible(cert: dict, notes: list, limit: int) -> None:
-    """Check a ``plrv reducible`` certificate; raises :class:`Rejected` at the first
-    discrepancy."""
+_NUM = r"(-?[0-9]+(?:/[0-9]+)?)"
+_RANGE = re.compile(rf"^(?:{_NUM} (<|≤) )?([A-Za-z_][A-Za-z0-9_]*)(?: (<|≤) {_NUM})?$")
+
+
+def parameters(text: object, where: str) -> dict:
+    """The declared parameters, as plrv describes them (``"1/2 < t < 1, 0 ≤ p"``, ``"r
+    real"``): ``{name: admits(value)}``; ``""`` declares none."""
+    if not isinstance(text, str) or len(text) > 2000:
+        raise Rejected(f"{where}: not the description of the parameters")
+    out: dict = {}
+    for part in (text.split(", ") if text else []):
+        m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*) real$", part) or _RANGE.match(part)
+        if m is None or (part.endswith(" real") and m.group(1) in out):
+            raise Rejected(f"{where}: {part!r:.60} is not a parameter's range (or names one "
+                           f"twice)")
+        if part.endswith(" real"):
+            out[m.group(1)] = lambda v: True
+            continue
+        lo, lo_op, name, hi_op, hi = m.groups()
+        if name in out or (lo is None and hi is None):
+            raise Rejected(f"{where}: {part!r:.60} is not a parameter's range (or names one "
+                           f"twice)")
+        bounds = (None if lo is None else (q(lo, where), lo_op == "<"),
+                  None if hi is None else (q(hi, where), hi_op == "<"))
+        out[name] = lambda v, b=bounds: (b[0] is None or (v > b[0][0] if b[0][1] else
+                                                          v >= b[0][0])) and \
+            (b[1] is None or (v < b[1][0] if b[1][1] else v <= b[1][0]))
+    return out
+
+
+def point_inside(point: object, declared: dict, where: str) -> None:
+    """A point that gives every declared parameter a value inside its range."""
+    if not isinstance(point, dict) or set(point) != set(declared):
+        raise Rejected(f"{where}: {point!r:.60} does not give exactly the parameters "
+                       f"{sorted(declared)} a value")
+    for name, v in point.items():
+        if not declared[name](q(v, f"{where}.{name}")):
+            raise Rejected(f"{where}.{name}: {v} is outside the parameter's range")
+
+
+def verify_reducible(cert: dict, notes: list, limit: int) -> bool | None:
+    """Check a ``plrv reducible`` certificate and return its verdict (reducible or not);
+    raises :class:`Rejected` at the first discrepancy. Whether it can be checked here is
+    decided here, never read from the file: a spec with parameters is reducible for every
+    value only by a symbolic identity (recorded), and not reducible by a witness at a point
+    inside the parameters' ranges."""
+    exact_fields(cert, TOP | {"parameters", "point", "results", "independently_checkable",
+                              "evidence"}, "reducible certificate")
     spec, ev, res = cert["spec"], cert["evidence"], cert["results"]
+    exact_fields(res, {"reducible", "method", "reason"}, "results")
     validate_check_spec(spec)
     width, values = len(spec["values"]), spec["values"]
-    if not cert["independently_checkable"]:
+    declared = parameters(cert["parameters"], "parameters")
+    if res["reducible"] not in (True, False, None):
+        raise Rejected(f"results.reducible: {res['reducible']!r:.40} is not true, false or null")
+    if declared and (res["reducible"] is False or cert["point"] != {}):
+        point_inside(cert["point"], declared, "point")  # where the exact engine decided
+    elif cert["point"] != {}:
+        raise Rejected("point: a point is given only for a spec with parameters")
+    checkable = res["reducible"] is False or (res["reducible"] is True and not declared)
+    if cert["independently_checkable"] is not checkable:
+        verdict = {True: "reducible", False: "not reducible", None: "undecided"}
+        raise Rejected(f"independently_checkable: {cert['independently_checkable']!r:.20}, "
+                       f"but a spec {'with' if declared else 'without'} parameters found "
+                       f"{verdict[res['reducible']]} {'is' if checkable else 'is not'} "
+                       f"checkable here")
+    if not checkable:
         notes.append(Recorded(f"not independently checkable ({res['method']}): "
                               f"{len(ev.get('tables', []))} tables of bijections recorded"))
-        return
+        return None
     why = enumerable(spec, limit)
+    if why is None:
+        given = [e["model"] for e in ev.get("tables", [])] if res["reducible"] \
+            else [ev["witness"]["model"]]
+        labels = [(m, 0, 0) for m in given if type(m) is int and 0 <= m < len(spec["models"])]
+        within(enumeration_work(spec, labels), f"re-enumerating {len(labels)} tables")
     if why is not None:
         notes.append(Recorded(f"not re-enumerated ({why}): the output profiles were taken "
                               f"from the certificate; their sums and the bijections checked"))
@@ -130,7 +200,7 @@ def verify_reducible(cert: dict, notes: list, limit: int) -> None:
                            f"output profiles, so a bijection exists")
         notes.append(f"not reducible: backgrounds {w['backgrounds'][0]!r} and "
                      f"{w['backgrounds'][1]!r} have different multisets of profiles")
-        return
+        return False
     if res["reducible"] is not True:
         raise Rejected(f"results.reducible: {res['reducible']!r} with independent evidence")
     tables = ev["tables"]
@@ -170,6 +240,7 @@ def verify_reducible(cert: dict, notes: list, limit: int) -> None:
             count += 1
     notes.append(f"reducible: {count} bijections map outputs to outputs with equal profiles"
                  + ("; profiles re-derived by enumeration" if why is None else ""))
+    return True
 
 
 def _evaluate(tree: list, values: dict) -> object:
@@ -191,33 +262,111 @@ def _evaluate(tree: list, values: dict) -> object:
     return ops[head](*args)
 
 
+def _uses(tree: list) -> set:
+    """The δs a claim's tree reads."""
+    if tree[0] == "delta":
+        return {tree[1]}
+    return set().union(*(_uses(t) for t in tree[1:] if isinstance(t, list)))
+
+
+def _knowledge_name(k: object) -> str | None:
+    """plrv's name of a nested check's attacker: ``nothing``, ``records [0, 2]`` (a long
+    contiguous run ``0..99 (100 indices)``), or the user function's name."""
+    if isinstance(k, dict) and set(k) == {"function"}:
+        return k["function"]
+    if not (isinstance(k, dict) and set(k) == {"known"} and isinstance(k["known"], list)):
+        return None
+    idx = sorted(k["known"])
+    if not idx:
+        return "nothing"
+    if len(idx) > 8:
+        return f"records {idx[0]}..{idx[-1]} ({len(idx)} indices)" \
+            if idx == list(range(idx[0], idx[-1] + 1)) else f"records {idx[:4]}… ({len(idx)} " \
+                                                            f"indices)"
+    return f"records {idx}"
+
+
+def _same_instance(cert: dict, p: dict, uses: set, declared: dict, where: str) -> None:
+    """Every field the prove certificate shares with its nested check, compared: the spec's
+    records and values, the point inside the parameters, ε (unless every ε was asked), the
+    notions the claim reads, the target and the attacker."""
+    nested = p["check"]["spec"]
+    point_inside(p["point"], declared, f"{where}.point")
+    data = cert["spec"].get("data") if isinstance(cert["spec"], dict) else None
+    if not isinstance(data, dict):
+        raise Rejected("spec.data: the prove certificate's spec has no [data] table")
+    for name in ("records", "values"):
+        if name in data and nested[name] != data[name]:
+            raise Rejected(f"{where}.check.spec.{name}: {nested[name]!r:.60}, but the spec "
+                           f"has {data[name]!r:.60}")
+    if set(p["deltas"]) != uses:
+        raise Rejected(f"{where}.deltas: {sorted(p['deltas'])}, but the claim reads "
+                       f"{sorted(uses)}")
+    if nested["notions"] != [NOTION_OF[n] for n in sorted(uses)]:
+        raise Rejected(f"{where}.check.spec.notions: {nested['notions']!r:.60}, not the "
+                       f"notions the claim reads")
+    if not cert["every_epsilon"]:
+        own, given = Eps(cert["epsilon"]), Eps(nested["epsilon"])
+        if (own.rate, own.nats, own.infinite) != (given.rate, given.nats, given.infinite):
+            raise Rejected(f"{where}.check.spec.epsilon: {nested['epsilon']!r:.40}, but the "
+                           f"claim is proved at ε = {cert['epsilon']!r:.40}")
+    if uses == {"dp"}:
+        return
+    if nested["targets"] != [p["target"]]:
+        raise Rejected(f"{where}.check: targets {nested['targets']}, not [{p['target']}]")
+    if len(nested["knowledge"]) != 1 or _knowledge_name(nested["knowledge"][0]) != \
+            p["knowledge"]:
+        raise Rejected(f"{where}.check.spec.knowledge: {nested['knowledge']!r:.60} is not "
+                       f"the instance's attacker {p['knowledge']!r:.40}")
+
+
 def verify_prove(cert: dict, notes: list, check: Callable) -> bool | None:
     """Check a ``plrv prove`` certificate; ``check`` verifies a nested ``plrv check``
     certificate (:func:`verify.verify_certificate`). Returns False when a counterexample
-    refutes the claim, None otherwise (a proof is only recorded here)."""
-    if not same_tree(claim_tree(cert["claim"]["text"]), cert["claim"]["tree"]):
+    refutes the claim, None otherwise (a proof is only recorded here). A nested check's
+    recorded parts are recorded parts of this certificate too."""
+    exact_fields(cert, TOP | {"claim", "parameters", "epsilon", "every_epsilon", "status",
+                              "instances"}, "prove certificate")
+    exact_fields(cert["claim"], {"text", "tree"}, "claim")
+    tree = claim_tree(cert["claim"]["text"])
+    if not same_tree(tree, cert["claim"]["tree"]):
         raise Rejected(f"claim.tree: not the claim {cert['claim']['text']!r:.80} (re-parsed "
                        f"from its text)")
-    if not cert["instances"]:
+    declared = parameters(cert["parameters"], "parameters")
+    if not isinstance(cert["every_epsilon"], bool) or \
+            cert["every_epsilon"] is not (cert["epsilon"] == "every ε"):
+        raise Rejected(f"every_epsilon: {cert['every_epsilon']!r:.20} with epsilon "
+                       f"{cert['epsilon']!r:.40}")
+    if not isinstance(cert["instances"], list) or not cert["instances"]:
         raise Rejected("instances: none listed; a claim is shown on at least one instance")
     states = [p["status"] for p in cert["instances"]]
+    if any(s not in ("proved", "counterexample", "unknown") for s in states):
+        raise Rejected(f"instances: a status among {sorted(map(str, states))[:3]} is not "
+                       f"proved, counterexample or unknown")
     status = next((s for s in ("counterexample", "unknown") if s in states), "proved")
     if cert["status"] != status:
         raise Rejected(f"status: {cert['status']!r} but the instances give {status!r}")
     recorded = refuted = 0
     for j, p in enumerate(cert["instances"]):
         where = f"instances[{j}] (target {p['target']}, {p['knowledge']})"
-        if not p["independently_checkable"]:
+        base = {"target", "knowledge", "status", "method", "reason", "independently_checkable"}
+        if p["independently_checkable"] is False:
+            exact_fields(p, base | ({"solver"} if "solver" in p else set()), where)
             recorded += 1
             continue
-        if p["status"] != "counterexample":
+        exact_fields(p, base | {"point", "deltas", "check"}, where)
+        if p["independently_checkable"] is not True or p["status"] != "counterexample":
             raise Rejected(f"{where}: only a counterexample is independently checkable")
+        if not isinstance(p["check"], dict) or p["check"].get("kind") != "check":
+            raise Rejected(f"{where}.check: not a certificate of plrv check")
         out = check(p["check"])
+        if out.undecided is not None:
+            raise Undecided(f"{where}.check: {out.undecided}")
         if not out.verified:
             raise Rejected(f"{where}.check: {out.reason}")
-        results, nested = p["check"]["results"], p["check"]["spec"]
-        if set(p["deltas"]) != {"dp"} and nested["targets"] != [p["target"]]:
-            raise Rejected(f"{where}.check: targets {nested['targets']}, not [{p['target']}]")
+        notes.extend(Recorded(f"{where}.check: {n}") for n in out.recorded)
+        _same_instance(cert, p, _uses(tree), declared, where)
+        results = p["check"]["results"]
         deltas = {}
         for name, text in p["deltas"].items():
             d = results[NOTION_OF[name]]["delta"]

@@ -1,7 +1,8 @@
 """The independent checker of plrv certificates: standard library and ``fractions.Fraction`` only.
 
 It imports nothing from the rest of plrv, so that a reader who does not trust the engine can
-read this one file and run it (``python verify.py CERTIFICATE.json``). For a certificate of
+read this folder and run it, isolated (``python -I path/to/kernel CERTIFICATE.json``: no
+current folder, user site or environment on the import path). For a certificate of
 ``plrv check`` it
 
 1. re-enumerates the spec when it is small enough and uses only built-in mechanisms and known
@@ -25,6 +26,7 @@ nats comparisons with ``e^ε`` use certified Taylor bounds (``e^x`` is irrationa
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 
@@ -35,11 +37,14 @@ from .exact import (
     Eps,
     Recorded,
     Rejected,
+    Undecided,
     brief,
     check_fields,
+    check_source,
     load,
     q,
     read_delta,
+    reset_work,
     show,
 )
 from .guess import verify_guess
@@ -65,7 +70,8 @@ class Outcome:
     verified: bool
     reason: str | None = None
     notes: list[str] = field(default_factory=list)
-    holds: bool | None = None  # a check certificate's claim, once verified
+    holds: bool | None = None  # the certified claim, once verified
+    undecided: str | None = None  # a limit of the kernel reached: neither verified nor not
 
     @property
     def recorded(self) -> list[str]:
@@ -75,28 +81,42 @@ class Outcome:
 
     @property
     def status(self) -> tuple[int, str]:
-        """Exit status and last line: 0 verified, 1 rejected, 3 consistent but resting on
-        recorded parts this checker cannot re-check."""
+        """Exit status and last line, as ``plrv check``'s: 0 verified and the claim holds,
+        1 verified and the claim does not hold, 2 rejected (the first discrepancy named),
+        3 unknown — consistent but resting on recorded parts this checker cannot re-check,
+        or beyond one of its limits."""
+        if self.undecided is not None:
+            return 3, f"unknown: {self.undecided}"
         if not self.verified:
-            return 1, f"rejected: {self.reason}"
-        if self.recorded:
+            return 2, f"rejected: {self.reason}"
+        if self.recorded or self.holds is None:
             return 3, ("not verified: consistent, but the verdict rests on parts taken from "
                        "the certificate, which this kernel did not recompute (see above)")
-        if self.holds is None:
-            return 0, "certificate verified"
-        return 0, f"certificate verified: the claim {'holds' if self.holds else 'does not hold'}"
+        if self.holds:
+            return 0, "certificate verified: the claim holds"
+        return 1, "certificate verified: the claim does not hold"
+
+
+_DEPTH = [0]  # a prove certificate's nested checks share its work budget
 
 
 def verify_certificate(cert: object, limit: int = MAX_DATABASES) -> Outcome:
     """Check a certificate (already read from JSON); never raises on a bad certificate."""
     notes: list[str] = []
+    if _DEPTH[0] == 0:
+        reset_work()
+    _DEPTH[0] += 1
     try:
         holds = _verify(cert, notes, limit)
     except Rejected as exc:
         return Outcome(False, str(exc), notes)
+    except Undecided as exc:
+        return Outcome(False, None, notes, undecided=str(exc))
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError,
             RecursionError, OverflowError) as exc:
         return Outcome(False, f"malformed certificate ({type(exc).__name__}: {exc})", notes)
+    finally:
+        _DEPTH[0] -= 1
     return Outcome(True, None, notes, holds)
 
 
@@ -105,10 +125,15 @@ def _verify(cert: object, notes: list, limit: int) -> bool | None:
         raise Rejected(f"format: not a {FORMAT}")
     check_fields(cert, VERSION)
     if cert.get("kind") in OTHER_KINDS:
-        return OTHER_KINDS[cert["kind"]](cert, notes, limit)
-    if cert.get("kind") != "check":
+        holds = OTHER_KINDS[cert["kind"]](cert, notes, limit)
+        if holds is not None and not isinstance(holds, bool):
+            raise Rejected(f"results: {holds!r:.40} is not a verdict")
+    elif cert.get("kind") != "check":
         raise Rejected(f"kind: {cert.get('kind')!r:.40} is not a kind this checker reads")
-    return _verify_check(cert, notes, limit)
+    else:
+        holds = _verify_check(cert, notes, limit)
+    check_source(cert)  # last: a spec edited is named by its first wrong field, if any
+    return holds
 
 
 def _verify_check(cert: dict, notes: list, limit: int) -> bool:
@@ -182,12 +207,38 @@ def escape(text: str) -> str:
                    for c in text)
 
 
+STANDARD = ("collections", "dataclasses", "fractions", "hashlib", "itertools", "json",
+            "json.decoder",
+            "json.scanner", "math", "os", "re", "stat", "sysconfig", "typing")
+
+
+def foreign_modules() -> list[str]:
+    """The standard-library modules this kernel imports that were loaded from outside the
+    standard library (a ``fractions.py`` beside a certificate, found first on the path when
+    the kernel is not run in isolated mode). Built-in modules have no file."""
+    import sysconfig
+    paths = sysconfig.get_paths()
+    roots = {os.path.realpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib")}
+    out = []
+    for name in STANDARD:
+        where = getattr(sys.modules.get(name), "__file__", None)
+        if where is not None and not any(os.path.realpath(where).startswith(r) for r in roots):
+            out.append(f"{name} ({where})")
+    return out
+
+
 def main(argv: list[str]) -> int:
-    """``python -m kernel FILE``: exit 0 verified, 1 rejected, 2 the file cannot be read as
-    a certificate (or a usage error), 3 consistent but resting on parts taken from the
-    certificate, which this kernel did not recompute."""
+    """``python -I kernel FILE``: exit 0 verified and the claim holds, 1 verified and the
+    claim does not hold, 2 rejected, unreadable or a usage error, 3 unknown (consistent but
+    resting on parts taken from the certificate, or beyond the kernel's limits)."""
     if len(argv) != 1:
-        print("usage: python -m kernel CERTIFICATE.json", file=sys.stderr)
+        print("usage: python -I kernel CERTIFICATE.json", file=sys.stderr)
+        return 2
+    foreign = foreign_modules()
+    if foreign:
+        print(escape(f"error: refusing to run: the standard-library module {foreign[0]} is "
+                     f"not the standard library's (run the kernel as python -I kernel FILE)"),
+              file=sys.stderr)
         return 2
     try:
         cert = load(argv[0])

@@ -118,25 +118,25 @@ class _Parser:
     def formula(self) -> tuple:
         left = self.implication()
         while self.word("iff"):
-            left = ("iff", left, self.implication())
+            left = ("iff", self.boolean(left), self.boolean(self.implication()))
         return left
 
     def implication(self) -> tuple:
         left = self.disjunction()
         if self.word("implies"):
-            return ("implies", left, self.implication())
+            return ("implies", self.boolean(left), self.boolean(self.implication()))
         return left
 
     def disjunction(self) -> tuple:
         left = self.conjunction()
         while self.word("or"):
-            left = ("or", left, self.conjunction())
+            left = ("or", self.boolean(left), self.boolean(self.conjunction()))
         return left
 
     def conjunction(self) -> tuple:
         left = self.negation()
         while self.word("and"):
-            left = ("and", left, self.negation())
+            left = ("and", self.boolean(left), self.boolean(self.negation()))
         return left
 
     def nested(self, parse: Callable[[], tuple]) -> tuple:
