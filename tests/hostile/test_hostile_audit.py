@@ -427,9 +427,11 @@ def test_repeat_composition_is_bounded(tmp_path):
 
 def test_bracketed_composition_within_memory(tmp_path):
     """10 000 runs of randomized response at a double ε (a bracket of two 128-bit laws) went
-    past 9.5 GB (a GMP abort under a memory limit): refused before it starts."""
+    past 9.5 GB (a GMP abort under a memory limit): refused before it starts. (eps_error = 1
+    keeps the accountant's own grid within limits.memory, which is checked first.)"""
     _needs("prv_accountant")
-    spec = write(tmp_path, _toml([_with(PRV, compose=10_000)]), "audit.toml")
+    spec = write(tmp_path, _toml([_with(PRV, compose=10_000, options__eps_error=F("1"))]),
+                 "audit.toml")
     assert_error(run(["audit", spec]), "case[0].compose", "limits.memory", file=spec)
 
 

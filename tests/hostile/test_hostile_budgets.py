@@ -184,7 +184,8 @@ def test_prove_every_known_set_counts_its_instances_first(tmp_path):
 
 @pytest.mark.slow
 def test_prove_every_known_set_is_refused_for_dp(tmp_path):
-    doc = mutate(mutate(PROVE_EVERY_SET, "query.notions", ["dp"]), "attacker")
+    doc = mutate(mutate(mutate(PROVE_EVERY_SET, "query.notions", ["dp"]), "attacker"),
+                 "data.prior")  # dp reads neither an attacker nor a data model
     spec = write(tmp_path, doc)
     assert_error(run(["prove", spec, "--claim", "dp <= 1", "--every-known-set"]),
                  "--every-known-set")

@@ -23,7 +23,7 @@ FN = "leaky_release"  # a distinctive name: the error must name it
 REF = f"hostile_uf:{FN}"
 
 CHECK = {
-    "data": {"records": 2, "values": [0, 1], "prior": ["1/2", "1/2"]},
+    "data": {"records": 2, "values": [0, 1]},  # dp reads no data model
     "mechanism": {"kind": "function", "function": REF},
     "query": {"epsilon": "ln(2)", "delta": "0", "notions": ["dp"]},
 }
