@@ -37,7 +37,7 @@ from verifier.core.numbers import (
     rational,
 )
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
-from verifier.model.user_code import UserFunction, as_output_dist
+from verifier.model.user_code import Loader, UserFunction, as_output_dist
 
 __all__ = [
     "Mechanism",
@@ -264,10 +264,10 @@ def load_function(reference: str, *, search_dir: Path | None = None,
 
 # --------------------------------------------------------------- spec-level builder
 
-def _build_user(p: dict, values, search_dir):
-    from verifier.model.user_code import load_function as load
+def _build_user(p: dict, values, where):
+    from verifier.model.user_code import load_from
 
-    f = load(p["function"], search_dir=search_dir, name="function")
+    f = load_from(p["function"], where, "function")
     symmetric = _arg("symmetric", boolean, p.get("symmetric", False))
     return mechanism(f, name=f.__name__, symmetric=symmetric)
 
@@ -305,7 +305,8 @@ def _counts_arg(p: Mapping, domain: Sequence[Hashable]) -> frozenset:
 
 
 MECHANISM_KINDS: dict[str, tuple[frozenset, frozenset, Callable]] = {
-    # kind: (required keys, optional keys, builder(params, values, search_dir))
+    # kind: (required keys, optional keys, builder(params, values, where)): ``where`` user
+    # code is loaded from (verifier.model.user_code.load_from)
     "count": (frozenset(), frozenset({"counts"}),
               lambda p, v, d: count(_counts_arg(p, v))),
     "threshold_count": (frozenset({"threshold"}), frozenset({"counts"}),
@@ -325,8 +326,10 @@ MECHANISM_KINDS: dict[str, tuple[frozenset, frozenset, Callable]] = {
 
 
 def build_mechanism(kind: str, params: Mapping[str, object], values: Sequence[Hashable],
-                    search_dir: Path | None = None) -> Mechanism:
+                    search_dir: Path | Loader | None = None) -> Mechanism:
     """Build a mechanism from a spec table: ``kind`` and its parameters, checked by name.
+    ``search_dir`` is where a ``kind = "function"`` is loaded from: a sandbox (isolated), a
+    folder or ``None`` (in-process).
 
     Every error carries the key it is about as its ``argument`` (``"truth"``, ``"kind"``;
     ``None`` when it is about the mechanism as a whole)."""

@@ -37,7 +37,8 @@ from verifier.engines.joint import check_targets
 from verifier.model.data import DataModel, check_domain, explicit, iid, independent
 from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
 from verifier.model.mechanisms import build_mechanism
-from verifier.model.user_code import load_function
+from verifier.model.sandbox import Sandbox, sandbox_for
+from verifier.model.user_code import load_from
 from verifier.notions.check import NOTIONS, Report, check_notions
 from verifier.notions.partial.cases import ordered_pairs
 from verifier.notions.problem import CheckProblem
@@ -120,6 +121,7 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
     limits = Table.of(raw, "limits", file)
 
     budget = budget_from_limits(limits.raw, CHECK_LIMITS, file)
+    where = sandbox_for(search_dir, budget)  # user code: its own process, under the limits
     inputs = None
     if given_input.raw:
         values, n, inputs = read_input(given_input)
@@ -135,11 +137,11 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
         raise mech_t.fail("kind", "missing: name the mechanism kind")
     params = {k: v for k, v in mech_t.raw.items() if k != "kind"}
     try:
-        mech = build_mechanism(mech_t.raw["kind"], params, values, search_dir)
+        mech = build_mechanism(mech_t.raw["kind"], params, values, where)
     except VerifierError as exc:
         raise mech_t.fail(exc.argument or "", str(exc), exc.value) from None
 
-    know = _read_knowledge(attacker, search_dir)
+    know = _read_knowledge(attacker, where)
     targets = attacker.raw.get("target", "all")
     pairs = None
     if "pairs" in attacker:
@@ -173,7 +175,7 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
     engine = limits.string("engine", ENGINES, "auto")
     relation = None
     if inputs is not None or neighbours.raw:
-        relation = read_relation(neighbours, values, n, inputs, search_dir)
+        relation = read_relation(neighbours, values, n, inputs, where)
         if relation.name == "add-remove-one" and n == 1 and mech.kind == "mean":
             raise neighbours.fail("relation", "add-remove-one on 1 record compares it with "
                                               "the empty database, whose mean is undefined: "
@@ -254,7 +256,7 @@ def _read_model(data: Table, values: tuple, n: int) -> DataModel | tuple[DataMod
     return None
 
 
-def _read_knowledge(attacker: Table, search_dir: Path | None
+def _read_knowledge(attacker: Table, where: Sandbox | None
                     ) -> Knowledge | tuple[Knowledge, ...]:
     if "known" in attacker and "knowledge" in attacker:
         raise attacker.fail("knowledge", "give either known or knowledge, not both")
@@ -264,8 +266,7 @@ def _read_knowledge(attacker: Table, search_dir: Path | None
             return tuple(attacker.check("known", known_indices, k) for k in known)
         return attacker.check("known", known_indices, known)
     if "knowledge" in attacker:
-        f = attacker.read("knowledge", lambda ref, k: load_function(
-            ref, search_dir=search_dir, name=k))
+        f = attacker.read("knowledge", lambda ref, k: load_from(ref, where, k))
         return knowledge(f)
     return no_knowledge()
 

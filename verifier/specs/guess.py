@@ -27,7 +27,8 @@ from verifier.guessing.bounds import as_scaled_log, check_tolerance
 from verifier.guessing.metric import exponential_mechanism, truncated_geometric
 from verifier.guessing.model import GuessModel
 from verifier.guessing.problem import GuessProblem
-from verifier.model.user_code import as_output_dist, load_function
+from verifier.model.sandbox import Sandbox, sandbox_for
+from verifier.model.user_code import as_output_dist, load_from
 from verifier.specs.files import check_kind, check_tables, read_toml
 from verifier.specs.keys import Table, anything, integer_value, list_of
 
@@ -77,7 +78,7 @@ def _check_size(t: Table, key: str, size: int, budget: Budget) -> None:
             ", or use a smaller domain")
 
 
-def _kernel(t: Table, domain: tuple, search_dir: Path):
+def _kernel(t: Table, domain: tuple, where: Sandbox | None):
     """The kernel ``x ↦ M(· | x)`` and the built-in kind's exact parameters."""
     kind = t.string("kind", KINDS, "identity")
     if kind == "truncated_geometric":
@@ -95,7 +96,7 @@ def _kernel(t: Table, domain: tuple, search_dir: Path):
         return t.check("beta", exponential_mechanism, beta, domain, l1), (("beta", beta),)
     if kind == "identity":
         return Dist.point, ()
-    f = t.read("function", lambda ref, k: load_function(ref, search_dir=search_dir, name=k))
+    f = t.read("function", lambda ref, k: load_from(ref, where, k))
     return (lambda x: as_output_dist(f(x), f)), ()
 
 
@@ -130,7 +131,7 @@ def load_guess_spec(path: str | Path) -> GuessSpec:
                                                       name="prior"))
     else:
         prior = Dist.uniform(domain)
-    kernel, params = _kernel(mech_t, domain, Path(path).resolve().parent)
+    kernel, params = _kernel(mech_t, domain, sandbox_for(Path(path).resolve().parent, budget))
     prec_raw = goal.raw.get("precision", 1)
     attributes = len(domain[0]) if isinstance(domain[0], tuple) else 1
     if isinstance(prec_raw, list):

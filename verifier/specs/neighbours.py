@@ -17,9 +17,9 @@ Definition 2), or ``linf`` with distance 1 for ``[input]`` vectors.
 from __future__ import annotations
 
 from itertools import product
-from pathlib import Path
 
-from verifier.model.user_code import load_function
+from verifier.model.sandbox import Sandbox
+from verifier.model.user_code import load_from
 from verifier.notions.dp.neighbours import (
     RELATIONS,
     Relation,
@@ -73,7 +73,7 @@ def read_input(table: Table) -> tuple[tuple, int, tuple[tuple, ...]]:
 
 
 def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple, ...] | None,
-                  search_dir: Path | None) -> Relation:
+                  where: Sandbox | None) -> Relation:
     """The relation of a ``[neighbours]`` table over ``inputs`` (``[input]`` vectors) or, when
     ``inputs`` is None, the databases of ``records`` records over ``values``."""
     if inputs is not None and "relation" not in table:
@@ -116,6 +116,5 @@ def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple
                     raise table.fail("pairs", f"pairs[{j}]: {list(z)} is not an input",
                                      [list(x), list(y)])
         return table.check("pairs", explicit_pairs, pairs)
-    f = table.read("relation", lambda ref, k: load_function(ref, search_dir=search_dir,
-                                                            name=k))
+    f = table.read("relation", lambda ref, k: load_from(ref, where, k))
     return table.check("relation", predicate_relation, name, f, everything)

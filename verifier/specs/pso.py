@@ -26,7 +26,8 @@ from gmpy2 import mpq
 from verifier.core.budget import PSO_LIMITS, Budget, budget_from_limits
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.numbers import nonnegative, probability
-from verifier.model.user_code import UserFunction, as_output_dist, load_function
+from verifier.model.sandbox import Sandbox, sandbox_for
+from verifier.model.user_code import UserFunction, as_output_dist, load_from
 from verifier.pso.attacks import (
     ATTACKS,
     MECHANISMS,
@@ -95,7 +96,8 @@ def load_pso_spec(path: str | Path) -> PSOSpec:
     rows.check("n", budget.check_records, n, "rows.n")  # before anything of size n exists
     kind = m.string("kind", MECHANISMS, missing="missing: name the mechanism kind")
     m.only({"kind", *_MECHANISM_KEYS[kind]}, f"mechanism kind {kind!r}")
-    mech = _mechanism(kind, m, universe, search_dir)
+    where = sandbox_for(search_dir, budget)  # user code: its own process, under the limits
+    mech = _mechanism(kind, m, universe, where)
     akind = a.string("kind", ATTACKS, "optimal")
     a.only({"kind", "weight_at_most", "weight_at_least", *(("function",) if akind == "function"
                                                            else ())}, f"adversary kind {akind!r}")
@@ -106,7 +108,7 @@ def load_pso_spec(path: str | Path) -> PSOSpec:
                                         f"= {at_most}: no predicate weight is admissible",
                      a.raw["weight_at_least"])
     admissible = Admissible(at_most, at_least)
-    attack = _attack(akind, a, universe, m, n, admissible, search_dir, budget)
+    attack = _attack(akind, a, universe, m, n, admissible, where, budget)
     factor = c.rational("factor", mpq(1), nonnegative)
     slack = c.rational("slack", mpq(0), nonnegative)
     return PSOSpec(universe, n, mech, akind, attack, admissible, factor, slack, budget)
@@ -136,7 +138,8 @@ def _predicate(m: Table, key: str, universe: Universe) -> Predicate:
     return m.read(key, lambda text, k: parse_predicate(string(text, k), universe))
 
 
-def _mechanism(kind: str, m: Table, universe: Universe, search_dir: Path) -> PSOMechanism:
+def _mechanism(kind: str, m: Table, universe: Universe, where: Sandbox | None
+               ) -> PSOMechanism:
     if kind == "count":
         return count_mechanism(_predicate(m, "predicate", universe))
     if kind == "counts":
@@ -158,7 +161,7 @@ def _mechanism(kind: str, m: Table, universe: Universe, search_dir: Path) -> PSO
         return m.check("truth", randomized_response_rows, universe, truth)
     if kind == "identity":
         return identity_mechanism()
-    f = m.read("function", lambda ref, k: load_function(ref, search_dir=search_dir, name=k))
+    f = m.read("function", lambda ref, k: load_from(ref, where, k))
     symmetric = m.boolean("symmetric", False)
     return PSOMechanism(f.reference, lambda rows: as_output_dist(f(rows), f), symmetric)
 
@@ -187,7 +190,7 @@ def _checked_attack(f: UserFunction) -> Callable[[object], object]:
 
 
 def _attack(kind: str, a: Table, universe: Universe, m: Table, n: int, admissible: Admissible,
-            search_dir: Path, budget: Budget):
+            where: Sandbox | None, budget: Budget):
     if kind == "optimal":
         return None
     if kind == "trivial":
@@ -202,5 +205,5 @@ def _attack(kind: str, a: Table, universe: Universe, m: Table, n: int, admissibl
         return a.check("kind", bit_suppression_attack, universe, m.integer("k", lo=1))
     if kind == "interval_buckets":
         return interval_attack
-    f = a.read("function", lambda ref, k: load_function(ref, search_dir=search_dir, name=k))
+    f = a.read("function", lambda ref, k: load_from(ref, where, k))
     return _checked_attack(f)
