@@ -16,8 +16,9 @@ not data — is a :class:`~verifier.core.errors.UserCodeError` naming the functi
 verdict. Answers are cached by their exact arguments (a mechanism is a function of its input),
 and :meth:`Remote.prefetch` evaluates many arguments in one round trip.
 
-A sandbox pickled (to a Dask worker) is unpickled unstarted, with the same folder and limits:
-each worker process starts its own child, with its own ``user_seconds``, on first use.
+A sandbox pickled (to a Dask worker) is unpickled unstarted, with the same folder and limits,
+once per worker process: each worker starts its own child on first use, and its shards share
+that child's ``user_seconds``.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ DEFAULT_SECONDS = LIMITS["user_seconds"].default
 DEFAULT_MEMORY = LIMITS["user_memory"].default
 _CACHE = 1 << 16  # answers kept per function
 _GRACE = 2.0  # seconds a child that closed its pipe has to exit before it is killed
-_BOOT = ("import sys, json; sys.path[:0] = [p for p in json.loads(sys.argv[4]) if p]; "
+_BOOT = ("import sys, json; sys.path[:0] = [p for p in json.loads(sys.argv[5]) if p]; "
          "from verifier.model.sandbox_child import main; main()")
 
 
@@ -69,17 +70,18 @@ class _Child:
         down_r, down_w = os.pipe()  # plrv → child
         self.popen: subprocess.Popen | None = None
         self.pid = 0
+        parent = os.getpid()
         if threading.active_count() == 1:
             pid = os.fork()
             if pid == 0:  # the child: never returns
                 os.close(up_r)
                 os.close(down_w)
-                serve(down_r, up_w, memory)
+                serve(down_r, up_w, memory, parent)
             self.pid = pid
         else:  # forking a process with threads could copy a held lock: start afresh
             self.popen = subprocess.Popen(
                 [sys.executable, "-I", "-c", _BOOT, str(down_r), str(up_w), str(memory),
-                 json.dumps(sys.path)], pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL,
+                 str(parent), json.dumps(sys.path)], pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL,
                 stdout=2, close_fds=True)
             self.pid = self.popen.pid
         os.close(down_r)
@@ -127,7 +129,7 @@ class Sandbox:
         self._lock = threading.Lock()
 
     def __reduce__(self):
-        return (Sandbox, (self.folder, self.seconds, self.memory))
+        return (_shared, (self.folder, self.seconds, self.memory))
 
     def function(self, module: str, attr: str, reference: str, key: str) -> Remote:
         """Load ``module:attr`` in the child (an :class:`~verifier.core.errors.UnknownName`
@@ -213,6 +215,18 @@ class Sandbox:
     def _unreadable(self, f: Remote, what: str) -> UserCodeError:
         self._end(f"answered with data plrv cannot read ({what})")
         return f.fail(self._ended or "")
+
+
+_SHARED: dict[tuple[Path, int, int], Sandbox] = {}
+
+
+def _shared(folder: Path, seconds: int, memory: int) -> Sandbox:
+    """A sandbox unpickled in a worker process: one per folder and limits in that process,
+    shared by every shard it runs."""
+    key = (Path(folder), seconds, memory)
+    if key not in _SHARED:
+        _SHARED[key] = Sandbox(folder, seconds, memory)
+    return _SHARED[key]
 
 
 def sandbox_for(folder: Path | None, budget: Budget) -> Sandbox | None:

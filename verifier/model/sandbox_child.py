@@ -23,6 +23,7 @@ import contextlib
 import gc
 import os
 import resource
+import signal
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -41,12 +42,13 @@ from verifier.model.sandbox_wire import (
 __all__ = ["serve", "main"]
 
 
-def serve(rfd: int, wfd: int, memory: int) -> NoReturn:
+def serve(rfd: int, wfd: int, memory: int, parent: int) -> NoReturn:
     """Answer requests on ``rfd`` until it is closed, then end the process (never returns:
     after a fork, plrv's own code must not run on in the child)."""
     status = 0
     try:
         gc.freeze()  # plrv's objects, copied by the fork: a collection would touch them all
+        _die_with(parent)
         _close_others((rfd, wfd))
         _limit(memory)
         _own_streams()
@@ -66,9 +68,21 @@ def serve(rfd: int, wfd: int, memory: int) -> NoReturn:
 
 
 def main() -> NoReturn:
-    """Entry of a child started by ``python -c``: ``argv = [rfd, wfd, memory]``."""
-    rfd, wfd, memory = (int(a) for a in sys.argv[1:4])
-    serve(rfd, wfd, memory)
+    """Entry of a child started by ``python -c``: ``argv = [rfd, wfd, memory, parent]``."""
+    rfd, wfd, memory, parent = (int(a) for a in sys.argv[1:5])
+    serve(rfd, wfd, memory, parent)
+
+
+def _die_with(parent: int) -> None:
+    """Be killed when plrv ends, even by a signal (Linux ``PR_SET_PDEATHSIG``): a child stuck
+    in user code never reads the end of its pipe."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # plrv ended before that took effect
+        os._exit(0)
 
 
 def _close_others(keep: tuple[int, ...]) -> None:

@@ -27,6 +27,7 @@ from verifier.core.budget import PSO_LIMITS, Budget, budget_from_limits
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.numbers import nonnegative, probability
 from verifier.model.sandbox import Sandbox, sandbox_for
+from verifier.model.sandbox_wire import Labelled
 from verifier.model.user_code import UserFunction, as_output_dist, load_from
 from verifier.pso.attacks import (
     ATTACKS,
@@ -177,7 +178,7 @@ def _checked_attack(f: UserFunction) -> Callable[[object], object]:
             all(isinstance(v, Predicate) for v in value)
 
     def attack(output: object) -> object:
-        value = f(output)
+        value = _predicates(f(output))
         if isinstance(value, Dist):
             bad = [v for v in value.support if not ok(v)]
         else:
@@ -187,6 +188,17 @@ def _checked_attack(f: UserFunction) -> Callable[[object], object]:
                          f"of values), a tuple of predicates, None, or a Dist of these")
         return value
     return attack
+
+
+def _predicates(value: object) -> object:
+    """Predicates an isolated adversary returned (read as members and label) as predicates."""
+    if isinstance(value, Labelled):
+        return Predicate(value.members, value.label)
+    if isinstance(value, tuple):
+        return tuple(_predicates(v) for v in value)
+    if isinstance(value, Dist):
+        return value.map(_predicates)
+    return value
 
 
 def _attack(kind: str, a: Table, universe: Universe, m: Table, n: int, admissible: Admissible,
