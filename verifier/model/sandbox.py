@@ -81,8 +81,8 @@ class _Child:
         else:  # forking a process with threads could copy a held lock: start afresh
             self.popen = subprocess.Popen(
                 [sys.executable, "-I", "-c", _BOOT, str(down_r), str(up_w), str(memory),
-                 str(parent), json.dumps(sys.path)], pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL,
-                stdout=2, close_fds=True)
+                 str(parent), json.dumps(sys.path)], pass_fds=(down_r, up_w),
+                stdin=subprocess.DEVNULL, stdout=2, close_fds=True)
             self.pid = self.popen.pid
         os.close(down_r)
         os.close(up_w)
@@ -296,7 +296,7 @@ class Remote(Isolated):
             text = _line(answer[1])
             if answer[0] == "x":
                 hint = (f" (limits.user_memory = {self.sandbox.memory} bytes)"
-                        if text.startswith("MemoryError") else "")
+                        if "MemoryError" in text or "Cannot allocate memory" in text else "")
                 raise self.fail(f"the function raised {text}{hint}")
             raise self.fail(text)
         if not (isinstance(answer, list) and len(answer) == 2 and answer[0] == "v"):

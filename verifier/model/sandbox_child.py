@@ -114,7 +114,16 @@ def _own_streams() -> None:
 
 def _tidy_streams() -> None:
     """Flush what user code printed; a stream it closed or replaced is opened again on its
-    descriptor, so that the next function's prints do not fail for it."""
+    descriptor (a closed descriptor 1 or 2 on the null device), so that the next call
+    finds them as the first did."""
+    for fd in (1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
     for fd, name in ((1, "stdout"), (2, "stderr")):
         stream = getattr(sys, name)
         with contextlib.suppress(BaseException):
