@@ -37,7 +37,7 @@ from pathlib import Path
 
 from verifier.core.budget import LIMITS, Budget
 from verifier.core.errors import UnknownName, UserCodeError, VerifierError
-from verifier.model.sandbox_child import serve
+from verifier.model.sandbox_child import prepare, serve
 from verifier.model.sandbox_wire import (
     Closed,
     Timeout,
@@ -72,6 +72,7 @@ class _Child:
         self.pid = 0
         parent = os.getpid()
         if threading.active_count() == 1:
+            prepare()
             pid = os.fork()
             if pid == 0:  # the child: never returns
                 os.close(up_r)

@@ -39,7 +39,7 @@ from verifier.model.sandbox_wire import (
     send_frame,
 )
 
-__all__ = ["serve", "main"]
+__all__ = ["serve", "main", "prepare"]
 
 
 def serve(rfd: int, wfd: int, memory: int, parent: int) -> NoReturn:
@@ -70,17 +70,29 @@ def serve(rfd: int, wfd: int, memory: int, parent: int) -> NoReturn:
 def main() -> NoReturn:
     """Entry of a child started by ``python -c``: ``argv = [rfd, wfd, memory, parent]``."""
     rfd, wfd, memory, parent = (int(a) for a in sys.argv[1:5])
+    prepare()
     serve(rfd, wfd, memory, parent)
+
+
+_PRCTL: list = []  # libc's prctl, looked up before the fork (ctypes is slow in a new child)
+
+
+def prepare() -> None:
+    """Look up what the child needs that is slow to load after a fork (called by plrv)."""
+    if not _PRCTL and sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            _PRCTL.append(ctypes.CDLL(None, use_errno=True).prctl)
+        except (OSError, AttributeError):
+            _PRCTL.append(None)
 
 
 def _die_with(parent: int) -> None:
     """Be killed when plrv ends, even by a signal (Linux ``PR_SET_PDEATHSIG``): a child stuck
     in user code never reads the end of its pipe."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if _PRCTL and _PRCTL[0] is not None:
+        _PRCTL[0](1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     if os.getppid() != parent:  # plrv ended before that took effect
         os._exit(0)
 

@@ -9,7 +9,7 @@ Spec (TOML)::
     [goal]       precision = r or [r_1, …, r_k];  mode = "and" | "or"
     [query]      epsilon (default: the mechanism's tight ε·d), targets ("all" or a list),
                  eta (also invert: the ε that keeps the advantage at most η)
-    [limits]     work (|X|²·|Z|; verifier.core.budget.GUESS_LIMITS)
+    [limits]     work (|X|²·|Z|), user_seconds, user_memory (verifier.core.budget.GUESS_LIMITS)
 """
 
 from __future__ import annotations

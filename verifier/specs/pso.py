@@ -13,7 +13,8 @@ Spec (TOML)::
                  | "interval_buckets" | "function" (function = "module:function");
                  weight_at_most = "1/64" and/or weight_at_least = "..."
     [claim]      factor = c (default 1), slack = δ (default 0):  Succ ≤ c·baseline + δ
-    [limits]     records, datasets, predicates (verifier.core.budget.PSO_LIMITS)
+    [limits]     records, datasets, predicates, user_seconds, user_memory
+                 (verifier.core.budget.PSO_LIMITS)
 """
 
 from __future__ import annotations
