@@ -262,3 +262,55 @@ def test_with_threads_running_the_child_is_a_fresh_interpreter(folder):
     finally:
         stop.set()
         thread.join()
+
+
+# ---------------------------------------------------------------- batched by the engines
+
+def _check(folder: Path, body: str) -> int:
+    from typer.testing import CliRunner
+
+    from verifier.cli import app
+
+    (folder / "spec.toml").write_text(textwrap.dedent(body), encoding="utf-8")
+    return CliRunner().invoke(app, ["check", str(folder / "spec.toml")]).exit_code
+
+
+def test_dp_by_brute_force_asks_for_every_law_at_once(folder, exchanges):
+    """The sum of 3 binary records at ε = ln 2: neighbours differ by 1 in the sum, a point
+    mass, so δ = 1 and the claim fails (exit 1); after the law of one database (for the
+    work estimate), the 7 others come in one round trip."""
+    assert _check(folder, '''
+        [data]
+        records = 3
+        values = [0, 1]
+        [mechanism]
+        kind = "function"
+        function = "sb_mod:total"
+        [query]
+        epsilon = "ln(2)"
+        notions = ["dp"]
+        ''') == 1
+    assert exchanges == ["load", b'["call"', b'["many"']
+
+
+def test_partial_notions_ask_for_mechanism_and_knowledge_at_once(folder, exchanges):
+    """APK-DP of the sum against knowledge of record 0 given by user code: two loads, each
+    function on one database (the work estimate: outputs and background values of one
+    database), then the others' laws of each function in one round trip each."""
+    (folder / "know_mod.py").write_text("def first(db):\n    return db[0]\n")
+    assert _check(folder, '''
+        [data]
+        records = 3
+        values = [0, 1]
+        prior = ["1/2", "1/2"]
+        [mechanism]
+        kind = "function"
+        function = "sb_mod:total"
+        [attacker]
+        target = 2
+        knowledge = "know_mod:first"
+        [query]
+        epsilon = "ln(2)"
+        notions = ["apkdp"]
+        ''') == 1
+    assert exchanges == ["load", "load", b'["call"', b'["call"', b'["many"', b'["many"']

@@ -154,7 +154,10 @@ def brute_force_tables(data: DataModel, mech: Mechanism, know: Knowledge,
                                       targets)
         return {i: JointTable.from_cells(i, data.values, merged[i]) for i in targets}
     cells: dict[int, dict] = {i: {} for i in targets}
-    for db, p in data.distribution(budget).items():
+    theta = data.distribution(budget)
+    mech.warm(theta.support)  # user code: the laws in a few round trips
+    know.warm(theta.support)
+    for db, p in theta.items():
         assert isinstance(db, tuple)  # the support of θ is databases
         m = mech(db)
         for b, pb in know(db).items():

@@ -56,6 +56,7 @@ __all__ = ["Sandbox", "Remote", "sandbox_for", "DEFAULT_SECONDS", "DEFAULT_MEMOR
 DEFAULT_SECONDS = LIMITS["user_seconds"].default
 DEFAULT_MEMORY = LIMITS["user_memory"].default
 _CACHE = 1 << 16  # answers kept per function
+_BATCH = 1024  # calls per round trip of a prefetch
 _GRACE = 2.0  # seconds a child that closed its pipe has to exit before it is killed
 _BOOT = ("import sys, json; sys.path[:0] = [p for p in json.loads(sys.argv[5]) if p]; "
          "from verifier.model.sandbox_child import main; main()")
@@ -276,9 +277,22 @@ class Remote(Isolated):
         return self._read(answer)
 
     def prefetch(self, calls: Iterable[tuple]) -> None:
-        keys = list(dict.fromkeys(k for k in map(_key, calls) if k not in self._cache))
-        if not keys:
-            return
+        """Answers to the argument tuples of ``calls``, :data:`_BATCH` to a round trip, while
+        there is room to keep them."""
+        batch: dict[bytes, None] = {}
+        for args in calls:
+            if len(self._cache) + len(batch) >= _CACHE:
+                break
+            key = _key(args)
+            if key not in self._cache:
+                batch[key] = None
+                if len(batch) == _BATCH:
+                    self._many(list(batch))
+                    batch.clear()
+        if batch:
+            self._many(list(batch))
+
+    def _many(self, keys: list[bytes]) -> None:
         index = self.sandbox._load(self)
         reply = self.sandbox._exchange(b'["many",%d,[%s]]' % (index, b",".join(keys)), self)
         if reply[:1] != ["m"] or len(reply) != 2 or not isinstance(reply[1], list) or \

@@ -64,6 +64,9 @@ def brute_cases(mech: Callable[[tuple], Dist], domain: tuple, n: int, losses: Lo
             outputs[db] = losses.intern(mech(db))
         return outputs[db]
 
+    warm = getattr(mech, "warm", None)  # a Mechanism: user code's laws in a few round trips
+    if warm is not None and firsts is None:
+        warm(db for db in all_databases(domain, n) if db not in outputs)
     for d1 in all_databases(domain, n) if firsts is None else firsts:
         p = run(d1)
         for i in range(n):
