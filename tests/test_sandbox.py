@@ -314,3 +314,44 @@ def test_partial_notions_ask_for_mechanism_and_knowledge_at_once(folder, exchang
         notions = ["apkdp"]
         ''') == 1
     assert exchanges == ["load", "load", b'["call"', b'["call"', b'["many"', b'["many"']
+
+
+def _run(folder: Path, command: str, body: str) -> int:
+    from typer.testing import CliRunner
+
+    from verifier.cli import app
+
+    (folder / "spec.toml").write_text(textwrap.dedent(body), encoding="utf-8")
+    return CliRunner().invoke(app, [command, str(folder / "spec.toml")]).exit_code
+
+
+def test_singling_out_and_guessing_ask_at_once(folder, exchanges):
+    """A constant mechanism releases nothing: singling out with predicates of weight ≤ 1/4
+    succeeds no better than the baseline (exit 0), and a guess no better than the prior
+    (exit 0); the 16 datasets of 2 rows over 4 values in one round trip, the 3 secrets in
+    one after the first (the work estimate's)."""
+    (folder / "const_mod.py").write_text("def zero(x):\n    return 0\n")
+    assert _run(folder, "pso", '''
+        [universe]
+        values = [0, 1, 2, 3]
+        [rows]
+        n = 2
+        [mechanism]
+        kind = "function"
+        function = "const_mod:zero"
+        [adversary]
+        kind = "trivial"
+        weight_at_most = "1/4"
+        ''') == 0
+    assert exchanges == ["load", b'["many"']
+    exchanges.clear()
+    assert _run(folder, "guess", '''
+        [domain]
+        values = [0, 1, 2]
+        [mechanism]
+        kind = "function"
+        function = "const_mod:zero"
+        [goal]
+        precision = 1
+        ''') == 0
+    assert exchanges == ["load", b'["call"', b'["many"']  # a law for the work estimate

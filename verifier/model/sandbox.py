@@ -55,7 +55,7 @@ __all__ = ["Sandbox", "Remote", "sandbox_for", "DEFAULT_SECONDS", "DEFAULT_MEMOR
 
 DEFAULT_SECONDS = LIMITS["user_seconds"].default
 DEFAULT_MEMORY = LIMITS["user_memory"].default
-_CACHE = 1 << 16  # answers kept per function
+_CACHE = 1 << 16  # answers kept per function (the oldest dropped first)
 _BATCH = 1024  # calls per round trip of a prefetch
 _GRACE = 2.0  # seconds a child that closed its pipe has to exit before it is killed
 _BOOT = ("import sys, json; sys.path[:0] = [p for p in json.loads(sys.argv[5]) if p]; "
@@ -277,17 +277,19 @@ class Remote(Isolated):
         return self._read(answer)
 
     def prefetch(self, calls: Iterable[tuple]) -> None:
-        """Answers to the argument tuples of ``calls``, :data:`_BATCH` to a round trip, while
-        there is room to keep them."""
+        """Answers to the argument tuples of ``calls``, :data:`_BATCH` to a round trip; no
+        more than the cache keeps (later ones would push out the first before their use)."""
         batch: dict[bytes, None] = {}
+        asked = 0
         for args in calls:
-            if len(self._cache) + len(batch) >= _CACHE:
+            if asked + len(batch) >= _CACHE:
                 break
             key = _key(args)
             if key not in self._cache:
                 batch[key] = None
                 if len(batch) == _BATCH:
                     self._many(list(batch))
+                    asked += len(batch)
                     batch.clear()
         if batch:
             self._many(list(batch))
@@ -302,8 +304,9 @@ class Remote(Isolated):
             self._keep(k, answer)
 
     def _keep(self, key: bytes, answer: object) -> None:
-        if len(self._cache) < _CACHE:
-            self._cache[key] = answer
+        if len(self._cache) >= _CACHE:  # the oldest answer goes
+            del self._cache[next(iter(self._cache))]
+        self._cache[key] = answer
 
     def _read(self, answer: object) -> object:
         if isinstance(answer, list) and len(answer) == 2 and isinstance(answer[1], str) and \

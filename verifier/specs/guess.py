@@ -97,7 +97,11 @@ def _kernel(t: Table, domain: tuple, where: Sandbox | None):
     if kind == "identity":
         return Dist.point, ()
     f = t.read("function", lambda ref, k: load_from(ref, where, k))
-    return (lambda x: as_output_dist(f(x), f)), ()
+
+    def kernel(x: object) -> Dist:
+        return as_output_dist(f(x), f)
+    kernel.warm = lambda xs: f.prefetch((x,) for x in xs)  # type: ignore[attr-defined]
+    return kernel, ()
 
 
 def _target(domain: tuple):

@@ -165,7 +165,8 @@ def _mechanism(kind: str, m: Table, universe: Universe, where: Sandbox | None
         return identity_mechanism()
     f = m.read("function", lambda ref, k: load_from(ref, where, k))
     symmetric = m.boolean("symmetric", False)
-    return PSOMechanism(f.reference, lambda rows: as_output_dist(f(rows), f), symmetric)
+    return PSOMechanism(f.reference, lambda rows: as_output_dist(f(rows), f), symmetric,
+                        prefetch=lambda datasets: f.prefetch((rows,) for rows in datasets))
 
 
 def _checked_attack(f: UserFunction) -> Callable[[object], object]:
