@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import reduce
 from itertools import combinations_with_replacement, islice, product
 from math import comb, factorial
+from typing import Any
 
 from gmpy2 import lcm, mpz
 
@@ -167,7 +168,7 @@ def with_progress(items: Iterator, total: int, progress) -> Iterator:
 _WINDOW = 1024  # datasets whose laws user code is asked for at once
 
 
-def warmed(mech, items: Iterable[tuple[tuple, object]]) -> Iterator[tuple[tuple, object]]:
+def warmed(mech, items: Iterable[tuple[tuple, Any]]) -> Iterator[tuple[tuple, Any]]:
     """``items`` (``(rows, weight)`` pairs) in order; a mechanism of user code (one with
     ``warm``) is asked for each window's laws in one request before the window is used."""
     warm = getattr(mech, "warm", None)
