@@ -59,7 +59,6 @@ def serve(rfd: int, wfd: int, memory: int, parent: int) -> NoReturn:
             except Closed:
                 break
             reply = _answer(request, functions)
-            _tidy_streams()
             send_frame(wfd, dumps(reply))
     except BaseException:
         status = 70
@@ -176,9 +175,11 @@ def _load(request: list, functions: list) -> list:
         return ["unknown", str(exc)]
     except UserCodeError as exc:
         return ["user", str(exc)]
-    except BaseException as exc:
+    except BaseException as exc:  # importing runs user code
         return ["user", f"{key} = {reference!r}: cannot import module {module!r} "
                         f"({_describe(exc)})"]
+    finally:
+        _tidy_streams()
     functions.append(f)
     return ["ok", len(functions) - 1]
 
@@ -188,8 +189,10 @@ def _call(f, args: object) -> list:
         values = decode(args)
         assert isinstance(values, tuple)
         out = f(*values)
-    except BaseException as exc:
+    except BaseException as exc:  # user code may raise anything
         return ["x", _describe(exc)]
+    finally:
+        _tidy_streams()  # after each call: the next finds the streams as the first did
     try:
         return ["v", encode(out)]
     except (WireError, RecursionError, MemoryError) as exc:
