@@ -107,10 +107,14 @@ class _Child:
         return self.status
 
     def stop(self) -> None:
+        """Kill the child and reap it (SIGKILL cannot be caught: the wait is short)."""
         if self.status is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signal.SIGKILL)
-            self.poll(5.0)
+            with contextlib.suppress(ChildProcessError):
+                self.status = os.waitpid(self.pid, 0)[1]
+                if self.popen is not None:
+                    self.popen.returncode = os.waitstatus_to_exitcode(self.status)
         for fd in (self.rfd, self.wfd):
             with contextlib.suppress(OSError):
                 os.close(fd)
