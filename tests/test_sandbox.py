@@ -355,3 +355,39 @@ def test_singling_out_and_guessing_ask_at_once(folder, exchanges):
         precision = 1
         ''') == 0
     assert exchanges == ["load", b'["call"', b'["many"']  # a law for the work estimate
+
+
+@pytest.mark.parametrize("returned", [
+    "{o[0]}",
+    "Predicate(frozenset({o[0]}), 'x == first row')",
+    "(Predicate(frozenset({o[0]}), 'x == first row'),)",
+    "Dist({frozenset({o[0]}): '1/2', Predicate(frozenset({o[0]}), 'first'): '1/2'})",
+], ids=["set", "Predicate", "tuple-of-Predicate", "Dist-of-both"])
+def test_an_isolated_adversary_returns_predicates(folder, returned):
+    """The identity on 2 rows over 4 equally likely values, and an adversary naming the first
+    row's value (weight 1/4, admissible): it singles out a row exactly when the second row
+    differs, with probability 3/4 (by hand) — however the predicate is returned."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from verifier.cli import app
+
+    (folder / "adv_mod.py").write_text(
+        "from verifier import Dist\nfrom verifier.pso.predicates import Predicate\n\n"
+        f"def first(o):\n    return {returned}\n")
+    (folder / "spec.toml").write_text(textwrap.dedent('''
+        [universe]
+        values = [0, 1, 2, 3]
+        [rows]
+        n = 2
+        [mechanism]
+        kind = "identity"
+        [adversary]
+        kind = "function"
+        function = "adv_mod:first"
+        weight_at_most = "1/4"
+        '''))
+    result = CliRunner().invoke(app, ["pso", str(folder / "spec.toml"), "--json"])
+    assert result.exit_code == 1, result.output  # 3/4 > the baseline's 3/8
+    assert json.loads(result.stdout)["success"] == "3/4"
