@@ -128,6 +128,39 @@ def _renyi(notion: str, **keys) -> Callable[[dict], dict]:
     return base
 
 
+# user-code mechanisms for limits.user_seconds and limits.user_memory: the thresholded count
+# [count of 1s ≥ threshold], which waits 1.5 s at its first call (over a limit of 1 s), or which
+# first allocates 256 MB (over a limit of 64 MB; the default 4 GiB takes it)
+USER_MECHANISMS = """
+import time
+_WAITED = []
+def slow_threshold(db):
+    if not _WAITED:
+        _WAITED.append(time.sleep(1.5))
+    return int(sum(db) >= 1)
+def large_threshold(db):
+    bytearray(256 << 20)
+    return int(sum(db) >= 1)
+def slow_record_0(db):
+    return slow_threshold(db[:1])
+def large_record_0(db):
+    return large_threshold(db[:1])
+"""
+
+
+def _user_mechanism(name: str) -> Callable[[dict, str], dict]:
+    def base(doc: dict, command: str) -> dict:
+        if command == "sweep":  # a threshold count is swept: the user code is ζ (record 0)
+            doc["data"]["prior"] = ["1/2", "1/2"]
+            doc["attacker"] = {"target": 1, "knowledge": f"feature_knowledge:{name}_record_0"}
+            doc["query"].update(notions=["apkdp"], delta="1/10")
+        elif command != "family":  # (family varies the geometric count's alpha)
+            doc["mechanism"] = {"kind": "function",
+                                "function": f"feature_knowledge:{name}_threshold"}
+        return doc
+    return base
+
+
 def _same(doc: dict, command: str = "") -> dict:
     return doc
 
@@ -191,6 +224,11 @@ CHANGES: dict[str, tuple[str, Callable[[dict, str], dict], Change]] = {
        for k in ("records", "values", "combinations", "memory")},
     **{f"limits.{k}": ("partial", _brute, _set("limits", k, 1))
        for k in ("databases", "work")},
+    # user code over its limits: stopped, and named
+    "limits.user_seconds": ("dp", _user_mechanism("slow"),
+                            _set("limits", "user_seconds", 1)),
+    "limits.user_memory": ("dp", _user_mechanism("large"),
+                           _set("limits", "user_memory", 64 << 20)),
     # the count engine asked for a randomized response's reports, which it does not take
     "limits.engine": ("partial", _brute, _set("limits", "engine", "counts")),
     "input.coordinates": ("dp", _same, _input),
@@ -285,7 +323,7 @@ def _cases() -> list[tuple[str, str]]:
 def classify(command: str, key: str, folder: Path) -> tuple[str, str]:
     """``(class, detail)`` of one cell (see the module docstring)."""
     (folder / "feature_knowledge.py").write_text(
-        "def records_0_1(db):\n    return (db[0], db[1])\n")
+        "def records_0_1(db):\n    return (db[0], db[1])\n" + USER_MECHANISMS)
     name, _, _ = key.partition("@")
     if "@" in key:
         context, change = UNREAD[key]

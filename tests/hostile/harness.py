@@ -153,10 +153,12 @@ def _limit_resources() -> None:  # runs in the child, before exec
 
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment of a subprocess case: bytecode writing NOT disabled (the suite checks
-    that plrv itself writes no ``__pycache__`` into the user's folder), no colours."""
+    that plrv itself writes no ``__pycache__`` into the user's folder), no colours, and this
+    checkout's ``verifier`` first on the path (an installed plrv may be another checkout's)."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "FORCE_COLOR")}
-    env.update({"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"}, **extra)
+    env.update({"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200", "PYTHONPATH": str(ROOT)},
+               **extra)
     return env
 
 

@@ -27,6 +27,11 @@ predicates     2^24       —                ``2^|X|`` predicates of the optimal
 loss_values    10^6       --max-values     distinct privacy-loss values a composition keeps
                                            (``plrv compose``; beyond it: an enclosure)
 sequences      2^20       —                output sequences an adaptive composition holds
+user_seconds   60         —                wall-clock seconds the run may wait on user code
+                                           (``"module:function"`` of the spec), in all,
+                                           imports included (:mod:`verifier.model.sandbox`)
+user_memory    2^32       —                bytes of address space of the process running
+                                           user code (``RLIMIT_AS``)
 =============  =========  ===============  ==================================================
 
 Sizes are printed by :func:`format_size` (``2^20``, ``1000``, ``≈10^600``), never as a long
@@ -45,8 +50,8 @@ from verifier.core.errors import BudgetExceeded, SpecError, VerifierError
 from verifier.core.numbers import positive_int
 
 __all__ = ["Budget", "Limit", "LIMITS", "CHECK_LIMITS", "PSO_LIMITS", "GUESS_LIMITS",
-           "budget_from_limits", "check_database_count", "format_size", "format_power",
-           "exceeded", "decimal_exponent"]
+           "USER_LIMITS", "budget_from_limits", "check_database_count", "format_size",
+           "format_power", "exceeded", "decimal_exponent"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,12 +76,18 @@ LIMITS: dict[str, Limit] = {lim.key: lim for lim in (
     Limit("loss_values", 10**6, "--max-values", "distinct privacy-loss values a composition "
                                                 "keeps"),
     Limit("sequences", 1 << 20, None, "output sequences an adaptive composition enumerates"),
+    Limit("user_seconds", 60, None, "seconds of wall-clock time user code may take in one "
+                                    "run"),
+    Limit("user_memory", 1 << 32, None, "bytes of address space of the process running "
+                                        "user code"),
 )}
 
 # the limits each command's spec accepts in its [limits] table
-CHECK_LIMITS = ("records", "values", "databases", "work", "combinations", "memory")
-PSO_LIMITS = ("records", "datasets", "predicates")
-GUESS_LIMITS = ("work",)
+USER_LIMITS = ("user_seconds", "user_memory")  # every spec that can name user code
+CHECK_LIMITS = ("records", "values", "databases", "work", "combinations", "memory",
+                *USER_LIMITS)
+PSO_LIMITS = ("records", "datasets", "predicates", *USER_LIMITS)
+GUESS_LIMITS = ("work", *USER_LIMITS)
 
 DEFAULT_MAX_DATABASES = LIMITS["databases"].default
 DEFAULT_MAX_COMBINATIONS = LIMITS["combinations"].default
@@ -160,6 +171,8 @@ class Budget:
     max_values: int = LIMITS["values"].default
     max_loss_values: int = LIMITS["loss_values"].default
     max_sequences: int = LIMITS["sequences"].default
+    max_user_seconds: int = LIMITS["user_seconds"].default
+    max_user_memory: int = LIMITS["user_memory"].default
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -8,9 +8,10 @@ builds the same table from count vectors.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import reduce
+from itertools import islice
 
 from gmpy2 import lcm, mpq, mpz
 
@@ -154,7 +155,7 @@ def brute_force_tables(data: DataModel, mech: Mechanism, know: Knowledge,
                                       targets)
         return {i: JointTable.from_cells(i, data.values, merged[i]) for i in targets}
     cells: dict[int, dict] = {i: {} for i in targets}
-    for db, p in data.distribution(budget).items():
+    for db, p in _warmed(mech, know, data.distribution(budget).items()):
         assert isinstance(db, tuple)  # the support of θ is databases
         m = mech(db)
         for b, pb in know(db).items():
@@ -164,3 +165,16 @@ def brute_force_tables(data: DataModel, mech: Mechanism, know: Knowledge,
                 for o, po in m.items():
                     row[o] = row.get(o, mpq(0)) + pbb * po
     return {i: JointTable.from_cells(i, data.values, cells[i]) for i in targets}
+
+
+_WINDOW = 1024  # databases whose laws user code is asked for at once
+
+
+def _warmed(mech: Mechanism, know: Knowledge, items: Iterable[tuple]) -> Iterator[tuple]:
+    """``items`` (``(database, probability)``) in order; user code (the mechanism, the
+    knowledge) is asked for each window's laws in one request before the window is used."""
+    it = iter(items)
+    while window := list(islice(it, _WINDOW)):
+        mech.warm([db for db, _ in window])
+        know.warm([db for db, _ in window])
+        yield from window

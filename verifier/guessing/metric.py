@@ -140,6 +140,9 @@ def tight_epsilon(kernel: Callable[[Hashable], Dist], domain: Sequence[Hashable]
                        f"{format_size(outs)}", ", or use a smaller domain")
     if size:  # |Z| ≥ the outputs of one value: refuse before evaluating the others
         check(len(kernel(domain[0]).support))
+    warm = getattr(kernel, "warm", None)  # user code: the laws in one round trip
+    if warm is not None:
+        warm(domain)
     outputs = {x: kernel(x) for x in domain}
     zs: set = set()
     for px in outputs.values():

@@ -113,6 +113,9 @@ class GuessModel:
     def joint(self) -> dict[Hashable, dict[Hashable, mpq]]:
         """``z ↦ {x ↦ π(x)·P[M(x)=z]}``."""
         out: dict = {}
+        warm = getattr(self.kernel, "warm", None)  # user code: every law in one round trip
+        if warm is not None:
+            warm(self.prior.support)
         for x, w in self.prior.items():
             for z, v in self.kernel(x).items():
                 out.setdefault(z, {})[x] = w * v

@@ -32,9 +32,16 @@ class Knowledge:
     name: str
     function: Callable[[tuple], Dist]
     known: tuple[int, ...] | None = None
+    prefetch: Callable[[Iterable[tuple]], None] | None = None
 
     def __call__(self, database: tuple) -> Dist:
         return self.function(tuple(database))
+
+    def warm(self, databases: Iterable[tuple]) -> None:
+        """ζ evaluated on ``databases`` ahead of the calls that follow (user code in its own
+        process: a few round trips; anything else: nothing)."""
+        if self.prefetch is not None:
+            self.prefetch(databases)
 
     def check_against(self, n: int, targets: Sequence[int]) -> None:
         """Indices in range, and no target among the known indices."""
@@ -95,15 +102,21 @@ def knowledge(f: Callable[[tuple], object], name: str | None = None) -> Knowledg
     (:class:`~verifier.model.user_code.UserFunction`) has its answers checked and its errors
     named after it."""
     if isinstance(f, UserFunction):
-        user = f
+        return _user_knowledge(f, name)
 
-        def function(db: tuple) -> Dist:
-            return as_output_dist(user(db), user)
-    else:
-        def function(db: tuple) -> Dist:
-            value = f(db)
-            return value if isinstance(value, Dist) else Dist.point(_hashable(value))
+    def function(db: tuple) -> Dist:
+        value = f(db)
+        return value if isinstance(value, Dist) else Dist.point(_hashable(value))
     return Knowledge(name or str(getattr(f, "__name__", "knowledge")), function, None)
+
+
+def _user_knowledge(user: UserFunction, name: str | None) -> Knowledge:
+    def function(db: tuple) -> Dist:
+        return as_output_dist(user(db), user)
+
+    def prefetch(dbs: Iterable[tuple]) -> None:
+        user.prefetch((tuple(db),) for db in dbs)
+    return Knowledge(name or user.__name__, function, None, prefetch)
 
 
 def _hashable(value: object) -> Hashable:

@@ -19,7 +19,7 @@ Built-ins (thresholding from thesis §3.2.2, Definition 60):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 from pathlib import Path
@@ -37,7 +37,7 @@ from verifier.core.numbers import (
     rational,
 )
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
-from verifier.model.user_code import UserFunction, as_output_dist
+from verifier.model.user_code import Loader, UserFunction, as_output_dist
 
 __all__ = [
     "Mechanism",
@@ -79,10 +79,23 @@ class Mechanism:
     on_counts: Callable[[Counts, int], Dist] | None = None
     kind: str | None = None
     outputs_bound: Callable[[int], int] | None = None
+    prefetch: Callable[[Iterable[Database]], None] | None = None
 
     @property
     def symmetric(self) -> bool:
         return self.on_counts is not None
+
+    def warm(self, databases: Iterable[Database]) -> None:
+        """Evaluate the kernel on ``databases`` ahead of the calls that follow: user code in
+        its own process answers them in a few round trips and keeps the answers; any other
+        kernel is left alone."""
+        if self.prefetch is not None:
+            self.prefetch(databases)
+
+    def warm_counts(self, vectors: Iterable[Sequence[int]], values: Sequence[Hashable]) -> None:
+        """:meth:`warm` on the database ``on_counts`` evaluates for each count vector."""
+        if self.prefetch is not None:
+            self.prefetch(representative(dict(zip(values, c, strict=True))) for c in vectors)
 
     def __call__(self, database: Database) -> Dist:
         return self.kernel(tuple(database))
@@ -136,16 +149,25 @@ def mechanism(f: Callable[[Database], object], name: str | None = None,
     With ``symmetric=True`` the caller declares that ``f`` depends only on the multiset of
     records; the count engine then calls ``f`` on one representative database per count vector.
     """
+    prefetch = None
     if isinstance(f, UserFunction):
         user = f
         kernel = lambda db: as_output_dist(user(db), user)  # noqa: E731
+        prefetch = lambda dbs: user.prefetch((tuple(db),) for db in dbs)  # noqa: E731
     else:
         kernel = lambda db: as_dist(f(db))  # noqa: E731
     on_counts = None
     if symmetric:
         def on_counts(counts: Counts, n: int) -> Dist:
-            return kernel(tuple(v for v, c in counts.items() for _ in range(c)))
-    return Mechanism(name or str(getattr(f, "__name__", "function")), kernel, {}, on_counts)
+            return kernel(representative(counts))
+    return Mechanism(name or str(getattr(f, "__name__", "function")), kernel, {}, on_counts,
+                     prefetch=prefetch)
+
+
+def representative(counts: Counts) -> Database:
+    """The database a symmetric user mechanism is run on for ``counts``: each value as often
+    as it is counted, in the order of ``counts``."""
+    return tuple(v for v, c in counts.items() for _ in range(c))
 
 
 def _counted(values: Collection[Hashable]) -> frozenset:
@@ -264,10 +286,10 @@ def load_function(reference: str, *, search_dir: Path | None = None,
 
 # --------------------------------------------------------------- spec-level builder
 
-def _build_user(p: dict, values, search_dir):
-    from verifier.model.user_code import load_function as load
+def _build_user(p: dict, values, where):
+    from verifier.model.user_code import load_from
 
-    f = load(p["function"], search_dir=search_dir, name="function")
+    f = load_from(p["function"], where, "function")
     symmetric = _arg("symmetric", boolean, p.get("symmetric", False))
     return mechanism(f, name=f.__name__, symmetric=symmetric)
 
@@ -305,7 +327,8 @@ def _counts_arg(p: Mapping, domain: Sequence[Hashable]) -> frozenset:
 
 
 MECHANISM_KINDS: dict[str, tuple[frozenset, frozenset, Callable]] = {
-    # kind: (required keys, optional keys, builder(params, values, search_dir))
+    # kind: (required keys, optional keys, builder(params, values, where)): ``where`` user
+    # code is loaded from (verifier.model.user_code.load_from)
     "count": (frozenset(), frozenset({"counts"}),
               lambda p, v, d: count(_counts_arg(p, v))),
     "threshold_count": (frozenset({"threshold"}), frozenset({"counts"}),
@@ -325,8 +348,10 @@ MECHANISM_KINDS: dict[str, tuple[frozenset, frozenset, Callable]] = {
 
 
 def build_mechanism(kind: str, params: Mapping[str, object], values: Sequence[Hashable],
-                    search_dir: Path | None = None) -> Mechanism:
+                    search_dir: Path | Loader | None = None) -> Mechanism:
     """Build a mechanism from a spec table: ``kind`` and its parameters, checked by name.
+    ``search_dir`` is where a ``kind = "function"`` is loaded from: a sandbox (isolated), a
+    folder or ``None`` (in-process).
 
     Every error carries the key it is about as its ``argument`` (``"truth"``, ``"kind"``;
     ``None`` when it is about the mechanism as a whole)."""

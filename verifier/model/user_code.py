@@ -15,7 +15,11 @@ singling-out adversary) by a reference ``"module:function"``. The rules:
   to nothing (malformed, no such module or function, a refused module) is an
   :class:`~verifier.core.errors.UnknownName`.
 
-User code runs in the verifier's own process, unsandboxed and without a time limit.
+Loaded with a :class:`~verifier.model.sandbox.Sandbox` (every spec reader passes one), the
+function lives in a process of its own, under a time and memory limit: this module then checks
+the reference and that the module is in the folder, the child imports it and answers calls as
+plain data. Loaded without one (from Python, by ``verifier.model.mechanisms.load_function``),
+it runs in the caller's own process, as the caller's own code does.
 """
 
 from __future__ import annotations
@@ -23,10 +27,11 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Protocol
 
 from gmpy2 import mpz
 
@@ -34,13 +39,15 @@ from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.errors import UnknownName, UserCodeError
 from verifier.core.numbers import Rational
 
-__all__ = ["UserFunction", "load_function", "output_value", "as_output_dist"]
+__all__ = ["UserFunction", "load_function", "output_value", "as_output_dist", "find_function",
+           "describe_exception", "Isolated", "Loader", "load_from"]
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _REFERENCE = re.compile(rf"^({_IDENT}(?:\.{_IDENT})*):({_IDENT})$")
 
 
-def _describe(exc: BaseException) -> str:
+def describe_exception(exc: BaseException) -> str:
+    """An exception in one line: its type and message, cut to about 200 characters."""
     text = " ".join(str(exc).split())
     if isinstance(exc, SystemExit):
         return f"SystemExit({exc.code!r}) (sys.exit was called)"
@@ -49,6 +56,20 @@ def _describe(exc: BaseException) -> str:
     if len(text) > 200:
         text = text[:120] + " … " + text[-60:]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Isolated:
+    """A function living in another process (:class:`verifier.model.sandbox.Remote`): a
+    call returns the answer as plain data or raises a :class:`UserCodeError` naming it."""
+
+    __slots__ = ()
+    __name__: str
+
+    def __call__(self, *args: object) -> object:
+        raise NotImplementedError
+
+    def prefetch(self, calls: Iterable[tuple]) -> None:
+        raise NotImplementedError
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,16 +87,24 @@ class UserFunction:
         return str(getattr(self.function, "__name__", self.reference))
 
     def __call__(self, *args: object) -> object:
+        if isinstance(self.function, Isolated):  # it names the function in its own errors
+            return self.function(*args)
         streams = (sys.stdout, sys.stderr)
         try:
             out = self.function(*args)
         except (Exception, SystemExit) as exc:  # user code may raise anything
             raise UserCodeError(f"{self.key} = {self.reference!r}: the function raised "
-                                f"{_describe(exc)}", function=self.reference,
+                                f"{describe_exception(exc)}", function=self.reference,
                                 argument=self.key) from exc
         finally:
             _restore(streams)
         return out
+
+    def prefetch(self, calls: Iterable[tuple]) -> None:
+        """Evaluate the function on each argument tuple of ``calls`` at once, ahead of the
+        calls themselves (one round trip to an isolated function; nothing in-process)."""
+        if isinstance(self.function, Isolated):
+            self.function.prefetch(calls)
 
     def fail(self, message: str) -> UserCodeError:
         return UserCodeError(f"{self.key} = {self.reference!r}: {message}",
@@ -173,21 +202,27 @@ def _inside(path: str | None, folder: Path) -> bool:
     return True
 
 
+def _precheck(module_name: str, folder: Path, reference: str, key: str) -> None:
+    """A module a spec may name: not the standard library's or plrv's, and in ``folder``."""
+    top = module_name.split(".")[0]
+    if top in sys.stdlib_module_names or top in sys.builtin_module_names or \
+            top in ("verifier", "plrv"):
+        raise UnknownName(f"{key} = {reference!r}: {top!r} is a standard-library or plrv "
+                          f"module; a spec may only name functions of modules in its own "
+                          f"folder", argument=key, value=reference)
+    if _module_file(top, folder) is None:
+        raise UnknownName(f"{key} = {reference!r}: no module {top!r} in the spec's folder "
+                          f"{folder} (only that folder is searched)", argument=key,
+                          value=reference)
+
+
 def _import(module_name: str, folder: Path | None, reference: str, key: str):
     """Import ``module_name`` from ``folder`` only (or from ``sys.path`` when ``folder`` is
     None), writing no bytecode; a module of that name loaded from elsewhere is forgotten
     first so that two spec folders with modules of the same name do not mix."""
     if folder is not None:
+        _precheck(module_name, folder, reference, key)
         top = module_name.split(".")[0]
-        if top in sys.stdlib_module_names or top in sys.builtin_module_names or \
-                top in ("verifier", "plrv"):
-            raise UnknownName(f"{key} = {reference!r}: {top!r} is a standard-library or plrv "
-                              f"module; a spec may only name functions of modules in its own "
-                              f"folder", argument=key, value=reference)
-        if _module_file(top, folder) is None:
-            raise UnknownName(f"{key} = {reference!r}: no module {top!r} in the spec's folder "
-                              f"{folder} (only that folder is searched)", argument=key,
-                              value=reference)
         for name in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
             if not _inside(getattr(sys.modules[name], "__file__", None), folder):
                 del sys.modules[name]
@@ -206,7 +241,8 @@ def _import(module_name: str, folder: Path | None, reference: str, key: str):
             raise UnknownName(f"{key} = {reference!r}: cannot import module {module_name!r} "
                               f"({exc})", argument=key, value=reference) from None
         raise UserCodeError(f"{key} = {reference!r}: cannot import module {module_name!r} "
-                            f"({_describe(exc)})", function=reference, argument=key) from None
+                            f"({describe_exception(exc)})", function=reference,
+                            argument=key) from None
     finally:
         sys.dont_write_bytecode = writes
         if added:
@@ -217,24 +253,53 @@ def _import(module_name: str, folder: Path | None, reference: str, key: str):
     return module
 
 
+def find_function(module_name: str, attr: str, folder: Path | None, reference: str,
+                  key: str) -> Callable:
+    """The callable ``attr`` of ``module_name``, imported by :func:`_import` (in the process
+    that will call it)."""
+    module = _import(module_name, folder, reference, key)
+    f = module.__dict__.get(attr) if hasattr(module, "__dict__") else None
+    if f is None:
+        raise UnknownName(f"{key} = {reference!r}: module {module_name!r} has no function "
+                          f"{attr!r}", argument=key, value=reference)
+    if not callable(f):
+        raise UnknownName(f"{key} = {reference!r}: {attr!r} in module {module_name!r} is a "
+                          f"{type(f).__name__}, not a function", argument=key, value=reference)
+    return f
+
+
+class Loader(Protocol):
+    """Where an isolated function is loaded (:class:`verifier.model.sandbox.Sandbox`)."""
+
+    folder: Path
+
+    def function(self, module: str, attr: str, reference: str, key: str) -> Isolated: ...
+
+
 def load_function(reference: object, *, search_dir: Path | None = None,
-                  name: str = "function") -> UserFunction:
+                  name: str = "function", sandbox: Loader | None = None) -> UserFunction:
     """The user function ``"module:function"``, wrapped as a :class:`UserFunction`.
 
-    With ``search_dir`` (a spec's folder) the module is looked up there and only there;
-    without it (a call from Python) it is imported from ``sys.path``. ``name`` is the spec
-    key that named it, used in messages.
+    With ``sandbox`` the reference and the module's place are checked here, and the module is
+    imported and the function called in the sandbox's own process (``search_dir`` is then the
+    sandbox's folder). Otherwise, with ``search_dir`` (a spec's folder) the module is looked up
+    there and only there; without it (a call from Python) it is imported from ``sys.path``.
+    ``name`` is the spec key that named it, used in messages.
     """
     module_name, attr = _check_reference(reference, name)
     assert isinstance(reference, str)
+    if sandbox is not None:
+        _precheck(module_name, sandbox.folder, reference, name)
+        return UserFunction(reference, sandbox.function(module_name, attr, reference, name),
+                            name)
     folder = None if search_dir is None else Path(search_dir).resolve()
-    module = _import(module_name, folder, reference, name)
-    f = module.__dict__.get(attr) if hasattr(module, "__dict__") else None
-    if f is None:
-        raise UnknownName(f"{name} = {reference!r}: module {module_name!r} has no function "
-                          f"{attr!r}", argument=name, value=reference)
-    if not callable(f):
-        raise UnknownName(f"{name} = {reference!r}: {attr!r} in module {module_name!r} is a "
-                          f"{type(f).__name__}, not a function", argument=name, value=reference)
-    return UserFunction(reference, f, name)
+    return UserFunction(reference, find_function(module_name, attr, folder, reference, name),
+                        name)
 
+
+def load_from(reference: object, where: Path | Loader | None, name: str) -> UserFunction:
+    """:func:`load_function` from ``where``: a sandbox (isolated: what every spec reader
+    passes), a folder (in-process, that folder only) or ``None`` (in-process, ``sys.path``)."""
+    if where is None or isinstance(where, Path):
+        return load_function(reference, search_dir=where, name=name)
+    return load_function(reference, sandbox=where, name=name)

@@ -21,11 +21,12 @@ once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import reduce
-from itertools import combinations_with_replacement, product
+from itertools import combinations_with_replacement, islice, product
 from math import comb, factorial
+from typing import Any
 
 from gmpy2 import lcm, mpz
 
@@ -164,11 +165,27 @@ def with_progress(items: Iterator, total: int, progress) -> Iterator:
         yield item
 
 
+_WINDOW = 1024  # datasets whose laws user code is asked for at once
+
+
+def warmed(mech, items: Iterable[tuple[tuple, Any]]) -> Iterator[tuple[tuple, Any]]:
+    """``items`` (``(rows, weight)`` pairs) in order; a mechanism of user code (one with
+    ``warm``) is asked for each window's laws in one request before the window is used."""
+    warm = getattr(mech, "warm", None)
+    if warm is None:
+        yield from items
+        return
+    it = iter(items)
+    while window := list(islice(it, _WINDOW)):
+        warm([rows for rows, _ in window])
+        yield from window
+
+
 def dataset_groups(mech, index: dict, items: Iterator) -> dict:
     """``{output: {(present, once): weight}}``: the datasets of ``items`` grouped by the
     values present and those present once, per output (weights over ``d^n``)."""
     per_output: dict = {}
-    for rows, nx in items:
+    for rows, nx in warmed(mech, items):
         present, once = 0, 0
         seen: dict[Hashable, int] = {}
         for u in rows:

@@ -28,7 +28,7 @@ Every size is checked against the budget (``limits.records``, ``limits.datasets`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from math import comb
 
@@ -48,7 +48,7 @@ from verifier.pso.baseline import (
     isolation_probability,
     realizable_weights,
 )
-from verifier.pso.datasets import Lumping, class_count, lumping, weighted_datasets
+from verifier.pso.datasets import Lumping, class_count, lumping, warmed, weighted_datasets
 from verifier.pso.predicates import EMPTY, Predicate, Universe
 
 __all__ = ["isolation_probability", "realizable_weights", "baseline", "Admissible",
@@ -75,6 +75,13 @@ class PSOMechanism:
     classes: Callable[[Hashable], Hashable] | None = None
     kind: str = "function"
     params: tuple[tuple[str, object], ...] = ()
+    prefetch: Callable[[Iterable[tuple]], None] | None = None
+
+    def warm(self, datasets: Iterable[tuple]) -> None:
+        """The kernel evaluated on ``datasets`` ahead of the calls that follow (user code in
+        its own process: one round trip; anything else: nothing)."""
+        if self.prefetch is not None:
+            self.prefetch(datasets)
 
     def outputs(self, rows: tuple):
         """``(output, probability)`` pairs of the mechanism on ``rows``."""
@@ -213,7 +220,7 @@ def _success_part(universe: Universe, mech: PSOMechanism, adversary, admissible:
     weights: dict = {}
     answers: dict = {}
     count = 0
-    for rows, nx in items:
+    for rows, nx in warmed(mech, items):
         count += 1
         for o, po in mech.outputs(rows):
             if o not in answers:

@@ -41,7 +41,8 @@ from verifier.engines.joint import check_targets
 from verifier.model.data import DataModel, check_domain, explicit, iid, independent
 from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
 from verifier.model.mechanisms import build_mechanism
-from verifier.model.user_code import load_function
+from verifier.model.sandbox import Sandbox, sandbox_for
+from verifier.model.user_code import load_from
 from verifier.notions.check import NOTIONS, Report, check_notions
 from verifier.notions.partial.cases import ordered_pairs
 from verifier.notions.problem import CheckProblem
@@ -168,6 +169,7 @@ def _read(doc: Document, search_dir: Path | None, command: str,
         [x for x in notions if not NOTIONS[x].needs_model]
     needs_model = bool(partial_notions) or command == "reducible"
     budget = _read_limits(doc, command)
+    where = sandbox_for(search_dir, budget)  # user code: its own process, under the limits
 
     given_input = doc.table("input") if relation_notions else Table({}, "input", file)
     if "input" in doc.raw and needs_model:
@@ -204,11 +206,11 @@ def _read(doc: Document, search_dir: Path | None, command: str,
     if "kind" not in mech_t:
         raise mech_t.fail("kind", "missing: name the mechanism kind")
     try:
-        mech = build_mechanism(mech_t.get("kind"), mech_t.rest("kind"), values, search_dir)
+        mech = build_mechanism(mech_t.get("kind"), mech_t.rest("kind"), values, where)
     except VerifierError as exc:
         raise mech_t.fail(exc.argument or "", str(exc), exc.value) from None
 
-    know, targets, pairs = _read_attacker(doc, command, notions, values, n, search_dir)
+    know, targets, pairs = _read_attacker(doc, command, notions, values, n, where)
     renyi = read_renyi(query, notions)
     if renyi is None:
         eps = query.read("epsilon", parse_epsilon,
@@ -222,7 +224,7 @@ def _read(doc: Document, search_dir: Path | None, command: str,
     if relation_notions:
         neighbours = doc.table("neighbours")
         if inputs is not None or neighbours:
-            relation = read_relation(neighbours, values, n, inputs, search_dir, budget)
+            relation = read_relation(neighbours, values, n, inputs, where, budget)
             if relation.name == "add-remove-one" and n == 1 and mech.kind == "mean":
                 raise neighbours.fail("relation", "add-remove-one on 1 record compares it "
                                                   "with the empty database, whose mean is "
@@ -258,7 +260,7 @@ def _read_limits(doc: Document, command: str) -> Budget:
 
 
 def _read_attacker(doc: Document, command: str, notions: tuple[str, ...], values: tuple,
-                   n: int, search_dir: Path | None
+                   n: int, where: Sandbox | None
                    ) -> tuple[Knowledge | tuple[Knowledge, ...], object, tuple | None]:
     """Knowledge, targets and pairs: read for the notions that condition on a target (known
     records only for apkdp and ppkdp, and Θ-reducibility; noiseless privacy has none)."""
@@ -273,7 +275,7 @@ def _read_attacker(doc: Document, command: str, notions: tuple[str, ...], values
     attacker = doc.table("attacker")
     know: Knowledge | tuple[Knowledge, ...] = no_knowledge()
     if command == "reducible" or any(x in _KNOWING for x in notions):
-        know = _read_knowledge(attacker, search_dir)
+        know = _read_knowledge(attacker, where)
     else:
         attacker.explain(("known", "knowledge"), "noiseless privacy has no background "
                          "knowledge: it is APK with a trivial ζ", "remove it or ask for apkdp "
@@ -346,7 +348,7 @@ def _read_model(data: Table, values: tuple, n: int) -> DataModel | tuple[DataMod
     return None
 
 
-def _read_knowledge(attacker: Table, search_dir: Path | None
+def _read_knowledge(attacker: Table, where: Sandbox | None
                     ) -> Knowledge | tuple[Knowledge, ...]:
     if "known" in attacker and "knowledge" in attacker:
         raise attacker.fail("knowledge", "give either known or knowledge, not both")
@@ -356,8 +358,7 @@ def _read_knowledge(attacker: Table, search_dir: Path | None
             return tuple(attacker.check("known", known_indices, k) for k in known)
         return attacker.check("known", known_indices, known)
     if "knowledge" in attacker:
-        f = attacker.read("knowledge", lambda ref, k: load_function(
-            ref, search_dir=search_dir, name=k))
+        f = attacker.read("knowledge", lambda ref, k: load_from(ref, where, k))
         return knowledge(f)
     return no_knowledge()
 

@@ -38,7 +38,8 @@ from verifier.core.errors import SpecError
 from verifier.core.numbers import probability
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism
-from verifier.model.user_code import load_function
+from verifier.model.sandbox import sandbox_for
+from verifier.model.user_code import load_from
 from verifier.notions.composition.adaptive import Step, adaptive_step
 from verifier.notions.composition.enclosure import ENCLOSURE_MODES
 from verifier.notions.composition.grid import Grid, parse_grid
@@ -151,6 +152,7 @@ def _adaptive(doc: Document, comp: Table, file: str, search_dir: Path) -> Compos
                                  "composition.steps (an adaptive composition), not both")
     check_tables(raw, _TABLES, file)
     budget = budget_from_limits(doc.table("limits").rest(), COMPOSE_LIMITS, file)
+    where = sandbox_for(search_dir, budget)  # user code: its own process, under the limits
     given_input = doc.table("input")
     data = doc.table("data", required=not given_input)
     if given_input and data:
@@ -166,7 +168,7 @@ def _adaptive(doc: Document, comp: Table, file: str, search_dir: Path) -> Compos
         n = data.integer("records", lo=1, missing="missing: the number of records n")
         data.check("records", budget.check_records, n)
     neighbours = doc.table("neighbours")
-    relation = (read_relation(neighbours, values, n, inputs, search_dir, budget)
+    relation = (read_relation(neighbours, values, n, inputs, where, budget)
                 if inputs is not None or neighbours else replace_one(values, n))
     query = doc.table("query", required=True)
     eps = query.read("epsilon", parse_epsilon, missing='missing: the claimed ε, e.g. "ln(2)"')
@@ -178,8 +180,8 @@ def _adaptive(doc: Document, comp: Table, file: str, search_dir: Path) -> Compos
     refs = comp.list_of("steps", string)
 
     def load(j: int) -> Step:
-        return adaptive_step(comp.check("steps", lambda: load_function(
-            refs[j], search_dir=search_dir, name=f"composition.steps[{j}]")))
+        return adaptive_step(comp.check("steps", lambda: load_from(
+            refs[j], where, f"composition.steps[{j}]")))
 
     steps = tuple(load(j) for j in range(len(refs)))
     mode, grid = _options(comp)

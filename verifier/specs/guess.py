@@ -11,7 +11,7 @@ Spec (TOML)::
                  eta (also invert: the ε that keeps the advantage at most η), tolerance
                  (the precise inversion's relative width: only with eta, and an AND goal or
                  one attribute)
-    [limits]     work (|X|²·|Z|; verifier.core.budget.GUESS_LIMITS)
+    [limits]     work (|X|²·|Z|), user_seconds, user_memory (verifier.core.budget.GUESS_LIMITS)
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from verifier.guessing.bounds import as_scaled_log, check_tolerance
 from verifier.guessing.metric import exponential_mechanism, truncated_geometric
 from verifier.guessing.model import GuessModel
 from verifier.guessing.problem import GuessProblem, precise_inversion
-from verifier.model.user_code import as_output_dist, load_function
+from verifier.model.sandbox import Sandbox, sandbox_for
+from verifier.model.user_code import as_output_dist, load_from
 from verifier.specs.files import check_kind, check_tables, read_toml
 from verifier.specs.keys import Table, anything, integer_value, list_of
 
@@ -82,7 +83,7 @@ def _check_size(t: Table, key: str, size: int, budget: Budget) -> None:
 _PARAMETERS = {"truncated_geometric": "alpha", "exponential": "beta", "function": "function"}
 
 
-def _kernel(t: Table, domain: tuple, search_dir: Path):
+def _kernel(t: Table, domain: tuple, where: Sandbox | None):
     """The kernel ``x ↦ M(· | x)`` and the built-in kind's exact parameters. A parameter of
     another kind (``alpha`` without ``kind = "truncated_geometric"``, say) is refused: the
     kind read would never use it."""
@@ -107,8 +108,12 @@ def _kernel(t: Table, domain: tuple, search_dir: Path):
         return t.check("beta", exponential_mechanism, beta, domain, l1), (("beta", beta),)
     if kind == "identity":
         return Dist.point, ()
-    f = t.read("function", lambda ref, k: load_function(ref, search_dir=search_dir, name=k))
-    return (lambda x: as_output_dist(f(x), f)), ()
+    f = t.read("function", lambda ref, k: load_from(ref, where, k))
+
+    def kernel(x: object) -> Dist:
+        return as_output_dist(f(x), f)
+    kernel.warm = lambda xs: f.prefetch((x,) for x in xs)  # type: ignore[attr-defined]
+    return kernel, ()
 
 
 def _target(domain: tuple):
@@ -142,7 +147,7 @@ def load_guess_spec(path: str | Path) -> GuessSpec:
                                                       name="prior"))
     else:
         prior = Dist.uniform(domain)
-    kernel, params = _kernel(mech_t, domain, Path(path).resolve().parent)
+    kernel, params = _kernel(mech_t, domain, sandbox_for(Path(path).resolve().parent, budget))
     prec_raw = goal.raw.get("precision", 1)
     attributes = len(domain[0]) if isinstance(domain[0], tuple) else 1
     if isinstance(prec_raw, list):

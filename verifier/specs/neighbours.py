@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from itertools import product
-from pathlib import Path
 
 from verifier.core.budget import Budget
-from verifier.model.user_code import load_function
+from verifier.model.sandbox import Sandbox
+from verifier.model.user_code import load_from
 from verifier.notions.dp.neighbours import (
     RELATIONS,
     Relation,
@@ -75,7 +75,7 @@ def read_input(table: Table) -> tuple[tuple, int, tuple[tuple, ...]]:
 
 
 def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple, ...] | None,
-                  search_dir: Path | None, budget: Budget | None = None) -> Relation:
+                  where: Sandbox | None, budget: Budget | None = None) -> Relation:
     """The relation of a ``[neighbours]`` table over ``inputs`` (``[input]`` vectors) or, when
     ``inputs`` is None, the databases of ``records`` records over ``values`` — enumerated
     within ``budget``'s ``databases`` limit (``limits.databases``), which the relation keeps
@@ -123,6 +123,5 @@ def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple
                     raise table.fail("pairs", f"pairs[{j}]: {list(z)} is not an input",
                                      [list(x), list(y)])
         return table.check("pairs", explicit_pairs, pairs)
-    f = table.read("relation", lambda ref, k: load_function(ref, search_dir=search_dir,
-                                                            name=k))
+    f = table.read("relation", lambda ref, k: load_from(ref, where, k))
     return over_data(table.check("relation", predicate_relation, name, f, everything))

@@ -13,7 +13,8 @@ Spec (TOML)::
                  | "interval_buckets" | "function" (function = "module:function");
                  weight_at_most = "1/64" and/or weight_at_least = "..."
     [claim]      factor = c (default 1), slack = δ (default 0):  Succ ≤ c·baseline + δ
-    [limits]     records, datasets, predicates (verifier.core.budget.PSO_LIMITS)
+    [limits]     records, datasets, predicates, user_seconds, user_memory
+                 (verifier.core.budget.PSO_LIMITS)
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from gmpy2 import mpq
 from verifier.core.budget import PSO_LIMITS, Budget, budget_from_limits
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.numbers import nonnegative, probability
-from verifier.model.user_code import UserFunction, as_output_dist, load_function
+from verifier.model.sandbox import Sandbox, sandbox_for
+from verifier.model.sandbox_wire import Labelled
+from verifier.model.user_code import UserFunction, as_output_dist, load_from
 from verifier.pso.attacks import (
     ATTACKS,
     MECHANISMS,
@@ -96,7 +99,8 @@ def load_pso_spec(path: str | Path) -> PSOSpec:
     rows.check("n", budget.check_records, n, "rows.n")  # before anything of size n exists
     kind = m.string("kind", MECHANISMS, missing="missing: name the mechanism kind")
     m.only({"kind", *_MECHANISM_KEYS[kind]}, f"mechanism kind {kind!r}")
-    mech = _mechanism(kind, m, universe, search_dir)
+    where = sandbox_for(search_dir, budget)  # user code: its own process, under the limits
+    mech = _mechanism(kind, m, universe, where)
     akind = a.string("kind", ATTACKS, "optimal")
     a.only({"kind", "weight_at_most", "weight_at_least", *(("function",) if akind == "function"
                                                            else ())}, f"adversary kind {akind!r}")
@@ -107,7 +111,7 @@ def load_pso_spec(path: str | Path) -> PSOSpec:
                                         f"= {at_most}: no predicate weight is admissible",
                      a.get("weight_at_least"))
     admissible = Admissible(at_most, at_least)
-    attack = _attack(akind, a, universe, m, n, admissible, search_dir, budget)
+    attack = _attack(akind, a, universe, m, n, admissible, where, budget)
     factor = c.rational("factor", mpq(1), nonnegative)
     slack = c.rational("slack", mpq(0), nonnegative)
     doc.finish(f"plrv pso with mechanism kind {kind!r} and adversary kind {akind!r}")
@@ -138,7 +142,8 @@ def _predicate(m: Table, key: str, universe: Universe) -> Predicate:
     return m.read(key, lambda text, k: parse_predicate(string(text, k), universe))
 
 
-def _mechanism(kind: str, m: Table, universe: Universe, search_dir: Path) -> PSOMechanism:
+def _mechanism(kind: str, m: Table, universe: Universe, where: Sandbox | None
+               ) -> PSOMechanism:
     if kind == "count":
         return count_mechanism(_predicate(m, "predicate", universe))
     if kind == "counts":
@@ -160,9 +165,10 @@ def _mechanism(kind: str, m: Table, universe: Universe, search_dir: Path) -> PSO
         return m.check("truth", randomized_response_rows, universe, truth)
     if kind == "identity":
         return identity_mechanism()
-    f = m.read("function", lambda ref, k: load_function(ref, search_dir=search_dir, name=k))
+    f = m.read("function", lambda ref, k: load_from(ref, where, k))
     symmetric = m.boolean("symmetric", False)
-    return PSOMechanism(f.reference, lambda rows: as_output_dist(f(rows), f), symmetric)
+    return PSOMechanism(f.reference, lambda rows: as_output_dist(f(rows), f), symmetric,
+                        prefetch=lambda datasets: f.prefetch((rows,) for rows in datasets))
 
 
 def _checked_attack(f: UserFunction) -> Callable[[object], object]:
@@ -176,7 +182,7 @@ def _checked_attack(f: UserFunction) -> Callable[[object], object]:
             all(isinstance(v, Predicate) for v in value)
 
     def attack(output: object) -> object:
-        value = f(output)
+        value = _predicates(f(output))
         if isinstance(value, Dist):
             bad = [v for v in value.support if not ok(v)]
         else:
@@ -188,8 +194,19 @@ def _checked_attack(f: UserFunction) -> Callable[[object], object]:
     return attack
 
 
+def _predicates(value: object) -> object:
+    """Predicates an isolated adversary returned (read as members and label) as predicates."""
+    if isinstance(value, Labelled):
+        return Predicate(value.members, value.label)
+    if isinstance(value, tuple):
+        return tuple(_predicates(v) for v in value)
+    if isinstance(value, Dist):
+        return value.map(_predicates)
+    return value
+
+
 def _attack(kind: str, a: Table, universe: Universe, m: Table, n: int, admissible: Admissible,
-            search_dir: Path, budget: Budget):
+            where: Sandbox | None, budget: Budget):
     if kind == "optimal":
         return None
     if kind == "trivial":
@@ -204,5 +221,5 @@ def _attack(kind: str, a: Table, universe: Universe, m: Table, n: int, admissibl
         return a.check("kind", bit_suppression_attack, universe, m.integer("k", lo=1))
     if kind == "interval_buckets":
         return interval_attack
-    f = a.read("function", lambda ref, k: load_function(ref, search_dir=search_dir, name=k))
+    f = a.read("function", lambda ref, k: load_from(ref, where, k))
     return _checked_attack(f)

@@ -23,7 +23,7 @@ branch is closed as soon as one hypothesis gives it probability 0: everything be
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from gmpy2 import mpq, mpz
@@ -52,9 +52,16 @@ class Step:
 
     name: str
     kernel: Callable[[tuple, History], Dist]
+    prefetch: Callable[[Iterable[tuple[tuple, History]]], None] | None = None
 
     def __call__(self, x: tuple, history: History) -> Dist:
         return self.kernel(tuple(x), history)
+
+    def warm(self, calls: Iterable[tuple[tuple, History]]) -> None:
+        """The step evaluated on each ``(x, history)`` of ``calls`` ahead of the calls that
+        follow (user code in its own process: a few round trips; anything else: nothing)."""
+        if self.prefetch is not None:
+            self.prefetch(calls)
 
 
 def adaptive_step(f: Callable[[tuple, History], object], name: str | None = None) -> Step:
@@ -64,8 +71,9 @@ def adaptive_step(f: Callable[[tuple, History], object], name: str | None = None
     if isinstance(f, UserFunction):
         user = f
         kernel = lambda x, h: as_output_dist(user(x, h), user)  # noqa: E731
-    else:
-        kernel = lambda x, h: as_dist(f(x, h))  # noqa: E731
+        return Step(name or user.__name__, kernel,
+                    lambda calls: user.prefetch((tuple(x), h) for x, h in calls))
+    kernel = lambda x, h: as_dist(f(x, h))  # noqa: E731
     return Step(name or str(getattr(f, "__name__", "step")), kernel)
 
 
@@ -97,6 +105,7 @@ def adaptive_leaves(steps: Sequence[Step], x: tuple, y: tuple,
     infinite = vanishing = mpq(0)
     for j, step in enumerate(steps):
         nxt: list[tuple[History, mpq, mpq]] = []
+        step.warm([(x, h) for h, _, _ in level] + [(y, h) for h, _, _ in level])
         for history, p, q in level:
             dp, dq = step(x, history), step(y, history)
             for o in dict.fromkeys((*dp.support, *dq.support)):

@@ -59,6 +59,8 @@ def symmetric_dp_cases(mech: Mechanism, values: Sequence[Hashable], n: int,
             cache[c] = on_counts(dict(zip(domain, c, strict=True)), n)
         return cache[c]
 
+    mech.warm_counts(compositions(n, k), domain)  # user code: the laws in a few round trips
+
     for c in compositions(n - 1, k):
         shared = tuple(v for v, m in zip(domain, c, strict=True) for _ in range(m))
         for ai, a in enumerate(domain):

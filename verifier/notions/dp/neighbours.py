@@ -201,6 +201,8 @@ def _add_remove_by_counts(relation: Relation, mech: Mechanism, budget: Budget,
                    "dp by counts: add-remove-one count pairs")
     on_counts = mech.on_counts
     assert on_counts is not None
+    mech.warm_counts(compositions(n - 1, k), domain)  # user code: a few round trips
+    mech.warm_counts(compositions(n, k), domain)
     for c in compositions(n - 1, k):
         kept = tuple(v for v, m in zip(domain, c, strict=True) for _ in range(m))
         q = memo.intern(on_counts(dict(zip(domain, c, strict=True)), n - 1))
@@ -231,7 +233,8 @@ def _add_remove_brute(relation: Relation, mech: Mechanism, budget: Budget,
     budget.require("work", total * n * 2, f"dp add-remove-one: databases × removals = "
                                           f"{format_size(total)} × {n}")
     run = _runner(mech, memo)
-
+    mech.warm(product(domain, repeat=n))  # user code: the laws in a few round trips
+    mech.warm(product(domain, repeat=n - 1))
     for big in product(domain, repeat=n):
         for i in range(n):
             small = big[:i] + big[i + 1:]
@@ -324,7 +327,7 @@ def relation_cases(relation: Relation, mech: Mechanism, budget: Budget | None = 
         raise InvalidArgument(f"engine = 'counts' does not apply to relation "
                               f"{relation.name!r}: its inputs are enumerated one by one")
     run = _runner(mech, memo)
-
+    mech.warm(relation.inputs)  # user code: the laws in a few round trips
     for x, y in _ordered_pairs(relation, budget):
         yield _case(relation, x, y, run(x), run(y), memo)
 

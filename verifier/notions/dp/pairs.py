@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
+from itertools import islice
 
 from verifier.core.distribution import Dist
 from verifier.model.mechanisms import all_databases
@@ -52,6 +53,26 @@ def witness_outputs(p: Dist, q: Dist) -> list:
     return [(o, loss) for o, _, _, loss in output_losses(p, q)]
 
 
+_WINDOW = 256  # databases D1 whose laws, and their neighbours', user code is asked at once
+
+
+def _warmed(mech: Callable, domain: tuple, outputs: dict, firsts: Iterable[tuple]
+            ) -> Iterator[tuple]:
+    """``firsts`` in order; for a :class:`~verifier.model.mechanisms.Mechanism` of user code,
+    each window of them is preceded by one request for the laws it will need (the window's
+    databases and their neighbours not computed yet)."""
+    warm = getattr(mech, "warm", None)
+    if warm is None:
+        yield from firsts
+        return
+    it = iter(firsts)
+    while window := list(islice(it, _WINDOW)):
+        warm(dict.fromkeys(db for d1 in window for db in (d1, *(
+            d1[:i] + (b,) + d1[i + 1:] for i in range(len(d1)) for b in domain if b != d1[i]))
+            if db not in outputs))
+        yield from window
+
+
 def brute_cases(mech: Callable[[tuple], Dist], domain: tuple, n: int, losses: LossMemo,
                 outputs: dict[tuple, Dist], firsts: Iterable[tuple] | None = None
                 ) -> Iterator[Case]:
@@ -64,7 +85,8 @@ def brute_cases(mech: Callable[[tuple], Dist], domain: tuple, n: int, losses: Lo
             outputs[db] = losses.intern(mech(db))
         return outputs[db]
 
-    for d1 in all_databases(domain, n) if firsts is None else firsts:
+    for d1 in _warmed(mech, domain, outputs,
+                      all_databases(domain, n) if firsts is None else firsts):
         p = run(d1)
         for i in range(n):
             for b in domain:
