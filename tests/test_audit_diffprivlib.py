@@ -105,8 +105,22 @@ def test_truncated_geometric_narrow_bounds_is_unknown_never_sound():
     assert row.verdict == "unknown" and row.exactness == "proxy"
 
 
-def test_conformance_passes_on_the_library_as_installed():
+def test_conformance_passes_on_the_library_as_installed(monkeypatch):
+    """The library's own samplers, drawing from a seeded generator (its secure default would
+    make the test fail at random, at the goodness-of-fit's level, one run in a few hundred)."""
     pytest.importorskip("scipy")
+    import numpy as np
+
+    from verifier.audit.adapters import diffprivlib as adapter
+
+    real, seeded = adapter.quiet, np.random.RandomState(20261127)
+
+    def quiet(f, *args, **kwargs):
+        if "random_state" in kwargs and kwargs["random_state"] is None:
+            kwargs["random_state"] = seeded
+        return real(f, *args, **kwargs)
+
+    monkeypatch.setattr(adapter, "quiet", quiet)
     row = _run({"library": "diffprivlib", "constructor": "Binary",
                 "args": {"epsilon": {"f64": "1.0"}, "value0": "a", "value1": "b"}}, 4000)
     assert row.verdict == "unsound"
