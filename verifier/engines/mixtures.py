@@ -61,6 +61,15 @@ class Mixtures:
         """How many ``(t, B, law)`` terms the mixtures have."""
         return sum(len(by_u) for by_b in self.parts.values() for by_u in by_b.values())
 
+    def without_background(self) -> Mixtures:
+        """The mixtures of an attacker who knows nothing: ``B`` summed out, law by law."""
+        parts: dict = {}
+        for t, by_b in self.parts.items():
+            for by_u in by_b.values():
+                for u, w in by_u.items():
+                    _add(parts, t, NOTHING, u, w)
+        return Mixtures(self.target, self.values, self.laws, parts)
+
     def cells(self) -> dict:
         """The one-run joint table as rationals ``{t: {B: {O: P}}}`` (for checks)."""
         out: dict = {}

@@ -24,7 +24,6 @@ outputs, times components — and the bytes of its integers are estimated first
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import reduce
 
 from gmpy2 import comb, lcm, mpq, mpz
@@ -40,24 +39,18 @@ _BYTES_PER_NUMBER = 32  # an mpz's header and the dictionary slot that holds it
 _PROGRESS_EVERY = 4096  # histograms between two progress calls
 
 
-@dataclass(frozen=True, slots=True)
-class Histogram:
-    """The outputs of ``k`` runs up to order: ``counts[j]`` runs gave ``outputs[j]``."""
+class Histogram(tuple):
+    """The outputs of ``k`` runs up to order: the pairs ``(output, runs that gave it)`` of
+    the outputs given at least once, in output order. A tuple, so hashing and comparing
+    are the tuple's own (the tables hold hundreds of thousands of them)."""
 
-    outputs: tuple
-    counts: tuple[int, ...]
+    __slots__ = ()
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{o!r}: {c}" for o, c in zip(self.outputs, self.counts, strict=True)
-                          if c)
-        return "{" + shown + "}"
-
-    def __sort_key__(self) -> tuple:
-        return self.counts
+        return "{" + ", ".join(f"{o!r}: {c}" for o, c in self) + "}"
 
     def as_dict(self) -> dict:
-        return {"histogram": {str(o): c for o, c in zip(self.outputs, self.counts, strict=True)
-                              if c}}
+        return {"histogram": {str(o): c for o, c in self}}
 
 
 def histogram_count(k: int, m: int) -> int:
@@ -130,44 +123,52 @@ def composed_table(mix: Mixtures, k: int, progress: Progress | None = None,
                 meta.append((row, u))
                 start.append((c * scale).numerator)
     powers = [[_powers(nums[u][j], k) for j in range(m)] for u in range(len(mix.laws))]
+    # by output: the powers N_o^h of each component's law; by row: its components
+    by_output = [[powers[u][j] for _, u in meta] for j in range(m)]
+    last = by_output[m - 1]
+    groups = [[c for c, (row, _) in enumerate(meta) if row == r] for r in range(len(keys))]
     cells: list[dict] = [{} for _ in keys]
-    count = [0]
-
-    def leaf(counts: tuple, partials: list[tuple[int, mpz]], r: int) -> None:
-        acc: dict[int, mpz] = {}
-        for c, value in partials:
-            row, u = meta[c]
-            p = powers[u][m - 1][r]
-            if p:
-                acc[row] = acc.get(row, mpz(0)) + value * p
-        h = Histogram(outputs, counts + (r,))
-        for row, value in acc.items():
-            cells[row][h] = value
-        count[0] += 1
-        if progress and count[0] % _PROGRESS_EVERY == 0:
-            progress(done + count[0], total)
-
-    # depth first over outputs 0..m−2 (iterative: m may exceed the recursion limit)
-    stack: list[tuple[int, int, tuple, list[tuple[int, mpz]]]] = [
-        (0, k, (), list(enumerate(start)))]
+    pairs: dict[tuple[int, int], tuple] = {}  # (output index, runs) → one shared pair
+    leaves = 0
+    # depth first over outputs 0..m−2 (iterative: m may exceed the recursion limit); a node
+    # carries the multinomial so far, the histogram's pairs so far and, per component,
+    # Π N_o^{h_o} so far: a leaf multiplies each component once and each row once
+    stack: list[tuple[int, int, mpz, tuple, list[mpz]]] = [(0, k, mpz(1), (), start)]
     while stack:
-        j, r, counts, partials = stack.pop()
+        j, r, multinomial, shown, partials = stack.pop()
         if j == m - 1:
-            leaf(counts, partials, r)
+            h = Histogram(shown + (_pair(pairs, outputs, j, r),) if r else shown)
+            for row, cs in enumerate(groups):
+                value = mpz(0)
+                for c in cs:
+                    value += partials[c] * last[c][r]
+                if value:
+                    cells[row][h] = value * multinomial
+            leaves += 1
+            if progress and leaves % _PROGRESS_EVERY == 0:
+                progress(done + leaves, total)
             continue
-        for h in range(r, -1, -1):  # pushed in reverse: popped with h = 0 first
-            b = comb(r, h)
-            nxt = [(c, value * b * p) for c, value in partials
-                   if (p := powers[meta[c][1]][j][h])]
-            if nxt:
-                stack.append((j + 1, r - h, counts + (h,), nxt))
+        column = by_output[j]
+        for h_j in range(r, -1, -1):  # pushed in reverse: popped with h_j = 0 first
+            nxt = [v * pw[h_j] for v, pw in zip(partials, column, strict=True)]
+            if any(nxt):
+                stack.append((j + 1, r - h_j, multinomial * comb(r, h_j),
+                              shown + (_pair(pairs, outputs, j, h_j),) if h_j else shown, nxt))
     if progress:
-        progress(done + count[0], total)
+        progress(done + leaves, total)
     rows: dict = {}
     for (t, b), scale, row in zip(keys, scales, cells, strict=True):
         if row:
             rows.setdefault(t, {})[b] = (mpq(1, scale), row)
     return JointTable(mix.target, mix.values, rows)
+
+
+def _pair(pairs: dict, outputs: tuple, j: int, c: int) -> tuple:
+    """``(outputs[j], c)``, one tuple shared by every histogram that has it."""
+    key = (j, c)
+    if key not in pairs:
+        pairs[key] = (outputs[j], c)
+    return pairs[key]
 
 
 def _powers(base: mpz, k: int) -> list[mpz]:

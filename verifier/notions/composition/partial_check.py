@@ -4,7 +4,8 @@ The spec's data models Θ, attackers Z, targets and pairs are those of ``plrv ch
 one-run table becomes a mixture (:mod:`verifier.engines.mixtures`), each mixture the joint
 table of the ``k`` runs' histogram (:mod:`verifier.notions.composition.partial`), and the
 notions are read off those tables by the same code as one run
-(:class:`verifier.notions.check.Analysis`). The whole job is estimated and refused by its
+(:mod:`verifier.notions.partial.cases`, as :class:`verifier.notions.check.Analysis`
+reads them; noiseless privacy from the mixtures with ζ summed out). The whole job is estimated and refused by its
 limits before any table of the runs is built.
 """
 
@@ -17,10 +18,17 @@ from verifier.core.errors import InvalidArgument
 from verifier.engines.joint import check_targets
 from verifier.engines.mixtures import Mixtures, mixture_tables
 from verifier.model.knowledge import no_knowledge
-from verifier.notions.check import Analysis, Report
+from verifier.notions.check import Report
 from verifier.notions.composition.partial import check_budget, composed_table
-from verifier.notions.partial.cases import Table, ordered_pairs
+from verifier.notions.partial.cases import (
+    Table,
+    apk_cases,
+    background_rows,
+    ordered_pairs,
+    ppk_cases,
+)
 from verifier.notions.problem import CheckProblem
+from verifier.notions.result import NotionResult, summarize
 
 __all__ = ["PARTIAL_NOTIONS", "PartialComposition", "compose_partial"]
 
@@ -37,6 +45,25 @@ class PartialComposition:
     outputs: int          # distinct outputs of one run (the most over the tables)
     histograms: int       # histograms of k runs of one table
     components: int       # mixture components over every table
+
+
+def _report(problem: CheckProblem, knowing: list[Table], plain: list[Table],
+            pairs: tuple) -> Report:
+    """Each notion read off the runs' tables as :meth:`Analysis.report` reads one run's."""
+    eps, d = problem.epsilon, problem.delta
+    results: dict[str, NotionResult] = {}
+    for n in problem.notions:
+        if n == "apkdp":
+            rows = background_rows(knowing, pairs, eps, d)
+            results[n] = summarize(n, (c for t in knowing for c in apk_cases(t, pairs, eps)),
+                                   eps, d, rows)
+        elif n == "ppkdp":
+            results[n] = summarize(n, (c for t in knowing for c in ppk_cases(t, pairs, eps)),
+                                   eps, d)
+        else:
+            results[n] = summarize(n, (c for t in plain for c in ppk_cases(t, pairs, eps)),
+                                   eps, d)
+    return Report(results, (f"{problem.mechanism.name}: runs' histograms",))
 
 
 def _listed(x) -> list:
@@ -70,15 +97,17 @@ def compose_partial(problem: CheckProblem, k: int,
                                               problem.budget)
             engines.add(engine)
             found += [(mi, zi, mixtures[i]) for i in targets]
-    histograms = check_budget([m for _, _, m in found], k, problem.budget)
-    total = histograms * len(found)
-    tables = []
-    for j, (mi, zi, mix) in enumerate(found):
+    knowing = [n for n in problem.notions if n != "noiseless"]
+    jobs = [(mi, zi, m) for mi, zi, m in found if knowing]
+    if "noiseless" in problem.notions:  # conditioned on D(i) alone: ζ summed out of the mixture
+        jobs += [(mi, -1, m.without_background()) for mi, zi, m in found if zi == 0]
+    histograms = check_budget([m for _, _, m in jobs], k, problem.budget)
+    total = histograms * len(jobs)
+    tables: dict[bool, list[Table]] = {True: [], False: []}
+    for j, (mi, zi, mix) in enumerate(jobs):
         jt = composed_table(mix, k, progress, j * histograms, total)
-        tables.append(Table(mi, zi, jt, f"{k} runs: histograms of the outputs"))
-    analysis = Analysis(problem.mechanism, problem.values, problem.records, problem.budget,
-                        "auto", tables, pairs)
-    report = analysis.report(problem.notions, problem.epsilon, problem.delta)
+        tables[zi < 0].append(Table(mi, max(zi, 0), jt, f"{k} runs: histograms"))
+    report = _report(problem, tables[False], tables[True], pairs)
     return PartialComposition(k, report, "/".join(sorted(engines)),
                               max(len(m.outputs) for _, _, m in found), histograms,
                               sum(m.components for _, _, m in found))
