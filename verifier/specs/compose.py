@@ -22,7 +22,13 @@ names the steps instead of a mechanism::
 Each step is a user function ``"module:function"`` of the spec's folder
 (:mod:`verifier.model.user_code`), called as ``f(x, (o_1, …, o_{j−1}))`` with the input
 (a tuple) and the tuple of earlier outputs; its answer is read strictly (a ``verifier.Dist``
-or an exact output label). ``--k`` repeats the list of steps. Every problem is a
+or an exact output label). ``--k`` repeats the list of steps.
+
+A check spec whose ``notions`` are among apkdp, ppkdp and noiseless composes ``--k`` runs of
+its mechanism on the same database under partial knowledge: it is read by
+:func:`~verifier.specs.check.parse_spec` as for ``plrv check`` (data model, attacker and every
+check limit; no ``[composition]``, ``limits.loss_values`` or ``limits.sequences``) and carried
+whole as ``ComposeSpec.problem``. Every problem is a
 :class:`~verifier.core.errors.SpecError` naming the file and the key.
 """
 
