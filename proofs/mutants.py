@@ -180,8 +180,8 @@ MUTANTS = [
     Mutant("composition-multinomial", "k runs: a histogram's mass leaves out the multinomial "
            "k!/Π h_o! (the ratios keep it, the masses do not)",
            "verifier/notions/composition/partial.py",
-           "                    cells[row][h] = value * multinomial",
-           "                    cells[row][h] = value",
+           "                    cells[ri][h] = value * multinomial",
+           "                    cells[ri][h] = value",
            records=("composition-histograms", "composition-full-knowledge")),
     Mutant("composition-unknown-weights", "k runs: the unknown records' count vectors get "
            "equal weights in the mixture, not their law",

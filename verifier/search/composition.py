@@ -17,9 +17,10 @@ each release alone hides the target, the two together reveal it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import replace
 from itertools import combinations, product
+from typing import cast
 
 from gmpy2 import mpq
 
@@ -50,11 +51,13 @@ def parts(inst: Instance) -> tuple[Instance, Instance] | None:
             return None
         m1: dict = {}
         m2: dict = {}
-        for (o1, o2), p in row:
+        pairs: list[tuple[Hashable, Hashable, mpq]] = []
+        for o, p in row:
+            o1, o2 = cast(tuple, o)
+            pairs.append((o1, o2, p))
             m1[o1] = m1.get(o1, 0) + p
             m2[o2] = m2.get(o2, 0) + p
-        if any(p != m1[o1] * m2[o2] for (o1, o2), p in row) or \
-                len(row) != len(m1) * len(m2):
+        if any(p != m1[o1] * m2[o2] for o1, o2, p in pairs) or len(row) != len(m1) * len(m2):
             return None
         first.append((db, law(m1)))
         second.append((db, law(m2)))
@@ -116,6 +119,14 @@ def _priors(n: int) -> Iterator[tuple[str, dict]]:
         yield "all records equal", {(0,) * n: mpq(1, 2), (1,) * n: mpq(1, 2)}
 
 
+def _threshold(t: int) -> Table:
+    return lambda db: {sum(db) if sum(db) >= t else "⊥": 1}
+
+
+def _known(known: tuple[int, ...]) -> Table:
+    return lambda db: {tuple(db[j] for j in known): 1}
+
+
 def _rr_bit(f: Callable[[tuple], int]) -> Table:
     """Randomized response (truth 3/4) of a bit of the database."""
     return lambda db: {f(db): mpq(3, 4), 1 - f(db): mpq(1, 4)}
@@ -127,7 +138,7 @@ def _mechanisms(n: int, target: int) -> Iterator[tuple[str, Table]]:
         lambda db: {sum(x for j, x in enumerate(db) if j != target): 1}
     yield "or", lambda db: {int(any(db)): 1}
     for t in range(1, n + 1):
-        yield f"threshold {t}", lambda db, t=t: {sum(db) if sum(db) >= t else "⊥": 1}
+        yield f"threshold {t}", _threshold(t)
     yield "rr 3/4 of or", _rr_bit(lambda db: int(any(db)))
     yield "rr 3/4 of and", _rr_bit(lambda db: int(all(db)))
 
@@ -136,7 +147,7 @@ def _knowledges(n: int, target: int) -> Iterator[tuple[str, Table]]:
     others = [j for j in range(n) if j != target]
     for size in range(len(others) + 1):
         for known in combinations(others, size):
-            yield f"known {list(known)}", lambda db, k=known: {tuple(db[j] for j in k): 1}
+            yield f"known {list(known)}", _known(known)
 
 
 def composition_family(max_records: int) -> Iterator[Instance]:

@@ -138,12 +138,12 @@ def composed_table(mix: Mixtures, k: int, progress: Progress | None = None,
         j, r, multinomial, shown, partials = stack.pop()
         if j == m - 1:
             h = Histogram(shown + (_pair(pairs, outputs, j, r),) if r else shown)
-            for row, cs in enumerate(groups):
+            for ri, cs in enumerate(groups):
                 value = mpz(0)
-                for c in cs:
-                    value += partials[c] * last[c][r]
+                for ci in cs:
+                    value += partials[ci] * last[ci][r]
                 if value:
-                    cells[row][h] = value * multinomial
+                    cells[ri][h] = value * multinomial
             leaves += 1
             if progress and leaves % _PROGRESS_EVERY == 0:
                 progress(done + leaves, total)
@@ -157,9 +157,9 @@ def composed_table(mix: Mixtures, k: int, progress: Progress | None = None,
     if progress:
         progress(done + leaves, total)
     rows: dict = {}
-    for (t, b), scale, row in zip(keys, scales, cells, strict=True):
-        if row:
-            rows.setdefault(t, {})[b] = (mpq(1, scale), row)
+    for (t, b), scale, cell in zip(keys, scales, cells, strict=True):
+        if cell:
+            rows.setdefault(t, {})[b] = (mpq(1, scale), cell)
     return JointTable(mix.target, mix.values, rows)
 
 

@@ -3,16 +3,18 @@
 The spec's data models Θ, attackers Z, targets and pairs are those of ``plrv check``; each
 one-run table becomes a mixture (:mod:`verifier.engines.mixtures`), each mixture the joint
 table of the ``k`` runs' histogram (:mod:`verifier.notions.composition.partial`), and the
-notions are read off those tables by the same code as one run
-(:mod:`verifier.notions.partial.cases`, as :class:`verifier.notions.check.Analysis`
-reads them; noiseless privacy from the mixtures with ζ summed out). The whole job is estimated and refused by its
-limits before any table of the runs is built.
+notions are read off those tables by the cases of one run
+(:mod:`verifier.notions.partial.cases`, as :class:`verifier.notions.check.Analysis` reads
+them; noiseless privacy from the mixtures with ζ summed out). The whole job is estimated and
+refused by its limits before any table of the runs is built.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from gmpy2 import mpq
 
 from verifier.core.errors import InvalidArgument
 from verifier.engines.joint import check_targets
@@ -50,7 +52,7 @@ class PartialComposition:
 def _report(problem: CheckProblem, knowing: list[Table], plain: list[Table],
             pairs: tuple) -> Report:
     """Each notion read off the runs' tables as :meth:`Analysis.report` reads one run's."""
-    eps, d = problem.epsilon, problem.delta
+    eps, d = problem.epsilon, mpq(problem.delta)
     results: dict[str, NotionResult] = {}
     for n in problem.notions:
         if n == "apkdp":
