@@ -238,3 +238,16 @@ def test_missing_k_and_mixed_notions_are_refused(tmp_path):
     assert run.exit_code == 2 and "query.notions" in run.output
     with pytest.raises(VerifierError):
         compose_partial(problem(3, "count", ["noiseless"]), 0)
+
+
+def test_adaptive_steps_under_partial_knowledge_are_refused_naming_the_key(tmp_path):
+    # composition.steps compose dp only; a partial notion there is refused, not run as dp
+    text = (Path(__file__).resolve().parent.parent / "examples" / "compose" /
+            "adaptive_rr.toml").read_text().replace('notions = ["dp"]', 'notions = ["apkdp"]')
+    spec = tmp_path / "steps.toml"
+    spec.write_text(text)
+    (tmp_path / "adaptive_rr.py").write_text(
+        (Path(__file__).resolve().parent.parent / "examples" / "compose" /
+         "adaptive_rr.py").read_text())
+    run = runner.invoke(app, ["compose", str(spec)])
+    assert run.exit_code == 2 and "query.notions" in run.output and "--k" in run.output

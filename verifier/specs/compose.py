@@ -211,8 +211,10 @@ def _adaptive(doc: Document, comp: Table, file: str, search_dir: Path) -> Compos
     delta = query.rational("delta", "0", probability)
     notions = query.list_of("notions", string, ["dp"])
     if notions != ["dp"]:
-        raise query.fail("notions", f"notions = {notions!r:.60}: plrv compose composes dp; "
-                                    f'write notions = ["dp"] or leave the key out', notions)
+        raise query.fail("notions", f"notions = {notions!r:.60}: plrv compose composes dp "
+                                    f"over composition.steps (apkdp, ppkdp and noiseless: --k "
+                                    f'runs of a [mechanism]); write notions = ["dp"] or leave '
+                                    f"the key out", notions)
     refs = comp.list_of("steps", string)
 
     def load(j: int) -> Step:
