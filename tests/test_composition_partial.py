@@ -251,3 +251,54 @@ def test_adaptive_steps_under_partial_knowledge_are_refused_naming_the_key(tmp_p
          "adaptive_rr.py").read_text())
     run = runner.invoke(app, ["compose", str(spec)])
     assert run.exit_code == 2 and "query.notions" in run.output and "--k" in run.output
+
+
+FAMILIES = """
+[data]
+records = 3
+values = [0, 1]
+models = [{prior = ["1/2", "1/2"]}, {prior = ["2/3", "1/3"]}]
+[mechanism]
+kind = "geometric_count"
+alpha = "1/2"
+[attacker]
+target = [0, 2]
+known = [[1], []]
+pairs = [[0, 1]]
+[query]
+epsilon = "ln(3/2)"
+delta = "1/10"
+notions = ["apkdp", "ppkdp", "noiseless"]
+"""
+RANDOM_KNOWLEDGE = """
+[data]
+records = 3
+values = [0, 1]
+prior = ["1/3", "2/3"]
+[mechanism]
+kind = "geometric_count"
+alpha = "1/3"
+[attacker]
+target = 0
+knowledge = "k:noisy_view"
+[query]
+epsilon = "ln(3/2)"
+delta = "1/10"
+notions = ["apkdp", "ppkdp"]
+"""
+
+
+@pytest.mark.parametrize("text", [FAMILIES, RANDOM_KNOWLEDGE, SPEC], ids=["families Θ and Z",
+                                                                         "randomized ζ", "one"])
+def test_one_run_is_plrv_check(tmp_path, text):
+    # k = 1: the mixtures summed back give the joint tables of plrv check (another engine)
+    (tmp_path / "k.py").write_text("from verifier import Dist\n\ndef noisy_view(db):\n"
+                                   "    return Dist({db[1]: '3/4', 1 - db[1]: '1/4'})\n")
+    spec = _write(tmp_path, text)
+    composed = json.loads(runner.invoke(app, ["compose", spec, "--k", "1"]).stdout)["results"]
+    checked = json.loads(runner.invoke(app, ["check", spec, "--json"]).stdout)
+    assert set(composed) == set(checked)
+    for notion, r in composed.items():
+        assert (r["delta"], r["epsilon"], r["cases"], r["holds"]) == (
+            checked[notion]["delta"], checked[notion]["epsilon"], checked[notion]["cases"],
+            checked[notion]["holds"])
