@@ -298,8 +298,9 @@ CONJECTURES: dict[str, Conjecture] = {c.name: c for c in [
                "ε_1 + ε_2 is at most δ_1(ε_1) + δ_2(ε_2) (false: the differencing pair)",
                adds_up("noiseless"), composition_family, None, report=composition_report),
     Conjecture("ppk-runs-add-up", "the PPK δ of two runs of one mechanism at 2ε is at most "
-               "twice the PPK δ of one run at ε", runs_add_up("ppk"), repeated_family,
-               repeated_strategy, report=composition_report),
+               "twice the PPK δ of one run at ε (false: the runs share the unknown records)",
+               runs_add_up("ppk"), repeated_family, repeated_strategy,
+               report=composition_report),
 ]}
 
 
