@@ -177,6 +177,23 @@ MUTANTS = [
            'near = all if self.mode == "and" or k is not None else any',
            "near = all",
            records=("guess-or-goals",)),
+    Mutant("composition-multinomial", "k runs: a histogram's mass leaves out the multinomial "
+           "k!/Π h_o! (the ratios keep it, the masses do not)",
+           "verifier/notions/composition/partial.py",
+           "                    cells[ri][h] = value * multinomial",
+           "                    cells[ri][h] = value",
+           records=("composition-histograms", "composition-full-knowledge")),
+    Mutant("composition-unknown-weights", "k runs: the unknown records' count vectors get "
+           "equal weights in the mixture, not their law",
+           "verifier/engines/mixtures.py",
+           "p_t * mpq(n_k * n_u, scale_k * scale_u))",
+           "p_t * mpq(n_k, scale_k * len(law_u)))",
+           records=("composition-histograms",)),
+    Mutant("composition-histogram-enumeration", "k runs: histograms where an output other "
+           "than the last was given by no run are never enumerated",
+           "verifier/notions/composition/partial.py",
+           "for h_j in range(r, -1, -1):", "for h_j in range(r, 0, -1):",
+           records=("composition-histograms",)),
 ]
 
 _RUN = """

@@ -15,6 +15,7 @@ import time
 import traceback
 from collections.abc import Callable
 
+from .composition_partial_records import COMPOSITION_PARTIAL_RECORDS
 from .guessing_more_records import GUESSING_MORE_RECORDS
 from .guessing_or_records import GUESSING_OR_RECORDS
 from .guessing_theorems import GUESSING_RECORDS
@@ -29,7 +30,7 @@ __all__ = ["RECORDS", "SAMPLED", "outcome", "rows", "markdown", "by_id", "main"]
 
 RECORDS: list[Theorem] = (THEOREMS + THESIS_RECORDS + PSO_RECORDS + PSO_COMPOSITION_RECORDS
                           + GUESSING_RECORDS + GUESSING_OR_RECORDS + GUESSING_MORE_RECORDS
-                          + SYMBOLIC_THEOREMS)
+                          + SYMBOLIC_THEOREMS + COMPOSITION_PARTIAL_RECORDS)
 SAMPLED = [t for t in THEOREMS if t.expected and t.family.__name__ == "partial_knowledge_family"]
 _SYMBOLIC = {t.name for t in SYMBOLIC_THEOREMS}
 _RESULTS: dict[str, tuple[Tally, str, float]] = {}

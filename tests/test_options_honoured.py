@@ -117,6 +117,24 @@ SPECS = {
         delta = "0"
         notions = ["apkdp", "ppkdp"]
         """),
+    # randomized response 3/4 on 2 records, record 0 known, record 1 the target: no unknown
+    # record is shared, so k runs are k independent reports of the target (as "rr1" for dp)
+    "pk2": textwrap.dedent("""
+        [data]
+        records = 2
+        values = [0, 1]
+        prior = ["1/2", "1/2"]
+        [mechanism]
+        kind = "randomized_response"
+        truth = "3/4"
+        [attacker]
+        target = 1
+        known = [0]
+        [query]
+        epsilon = "ln(3)"
+        delta = "0"
+        notions = ["apkdp"]
+        """),
 }
 PATHS = {"guess_geometric": EXAMPLES / "guess_geometric.toml",
          "pso_dp": EXAMPLES / "pso_dp.toml",
@@ -424,6 +442,16 @@ CASES: list[Case] = [
          route="zcdp"),
     Case("compose", "--json", ("compose", "{rr1}", "--k", "2", "--json"),
          lambda r: _j(r, "tight_epsilon") == "ln(9)"),
+    # ---- compose of apkdp (pk2): the target's two reports both 1 have ratio 9, δ at ln 3 is
+    # 9/16 − 3·1/16 = 3/8, as for dp; one run has the ratio 3 only, δ = 0
+    Case("compose", "--k", ("compose", "{pk2}", "--k", "2"), route="apkdp",
+         honoured=lambda r: r.code == 1 and _j(r, "results", "apkdp", "delta") == "3/8"),
+    Case("compose", "--json", ("compose", "{pk2}", "--k", "1", "--json"), route="apkdp",
+         honoured=lambda r: r.code == 0 and _j(r, "results", "apkdp", "epsilon") == "ln(3)"),
+    *(Case("compose", o, ("compose", "{pk2}", "--k", "2", *a), route="apkdp")
+      for o, a in (("--accounting", ("--accounting",)), ("--enclosure", ("--enclosure", "never")),
+                   ("--grid", ("--grid", "ln(1001/1000)")), ("--max-values", ("--max-values",
+                                                                              "9")))),
     # ---- audit (opendp's randomized response, prob 3/4: ε = ln 3 exactly)
     Case("audit", "--json", ("audit", "{audit1}", "--json"),
          lambda r: _j(r, "cases")[0]["tight"]["epsilon"]["value"] == "ln(3)"),

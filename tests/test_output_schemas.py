@@ -64,6 +64,8 @@ RUNS: dict[str, tuple[str, list[str], int]] = {
     "search-none": ("search", ["search", "lemma5", "--records", "2", "--examples", "10"], 3),
     "compose-k": ("compose", ["compose", EX + "randomized_response.toml", "--k", "3"], None),
     "compose-adaptive": ("compose", ["compose", EX + "compose/adaptive_rr.toml"], None),
+    "compose-partial": ("compose", ["compose", EX + "compose/noisy_count.toml", "--k", "12"],
+                        1),
     "compose-renyi": ("compose", ["compose", EX + "renyi_randomized_response.toml", "--k",
                                   "2"], None),
     "curve-dp": ("curve", ["curve", EX + "randomized_response.toml"], 0),

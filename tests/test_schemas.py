@@ -101,7 +101,9 @@ def test_the_spec_schema_takes_one_kind_of_input_and_a_mechanism_or_steps():
     ["compose", "examples/randomized_response.toml", "--k", "2", "--accounting"],
     ["compose", "examples/randomized_response.toml", "--k", "3", "--enclosure", "always",
      "--grid", "ln(5/4)"],
-], ids=["adaptive", "k-fold-with-accountant", "enclosure"])
+    ["compose", "examples/compose/noisy_count.toml", "--k", "12"],
+    ["compose", "examples/compose/threshold_rr.toml", "--k", "2"],
+], ids=["adaptive", "k-fold-with-accountant", "enclosure", "partial-fails", "partial-holds"])
 def test_compose_json_matches_its_schema(args):
     validator("compose-output").validate(_json(args))
 

@@ -342,7 +342,8 @@ def compose(spec: SpecArg,
     """δ(ε) and ε(δ) of a composition (dp; one JSON object): K independent runs of SPEC's
     mechanism, or the adaptive steps of SPEC's [composition]. Exact, or certified bounds
     ("exact": false) when the distinct loss values exceed the budget; then the verdict is
-    unknown (exit 3) unless the bounds decide it."""
+    unknown (exit 3) unless the bounds decide it. With notions apkdp, ppkdp or noiseless: K
+    runs on the same database against the spec's data model and attacker, exact."""
     from verifier.commands.compose import compose_spec
 
     refuse_options("plrv compose", typed_options(), {  # each route's own: compose_spec

@@ -40,6 +40,15 @@ _RENYI_WHY = dict.fromkeys(("--accounting", "--enclosure", "--grid", "--max-valu
                            "it applies to dp's composition; rdp and zcdp of a composition "
                            "are computed from the parts' divergences")
 
+PARTIAL = frozenset({"--k"})
+_PARTIAL_WHY = {
+    "--accounting": "dp_accounting composes dp; apkdp, ppkdp and noiseless of k runs are "
+                    "read off the runs' exact joint law",
+    **dict.fromkeys(("--enclosure", "--grid", "--max-values"),
+                    "it bounds dp's composition; apkdp, ppkdp and noiseless of k runs are "
+                    "exact, within limits.work and limits.memory"),
+}
+
 MAX_RUNS = 1_000_000  # --k: more runs are refused outright; below, the work is estimated first
 
 ENCLOSURE_NOTE = ("certified bounds, not exact values: every privacy-loss value was rounded "
@@ -78,6 +87,10 @@ def compose_spec(path: Path, k: int | None = None, accounting: bool = False,
              "--max-values": max_values}
     typed = {option: value for option, value in given.items() if value not in (None, False)}
     s = load_compose_spec(path)
+    if s.problem is not None:
+        refuse_options("plrv compose of apkdp, ppkdp and noiseless", typed, PARTIAL,
+                       _PARTIAL_WHY)
+        return _partial(s, k)
     if s.renyi is not None:
         refuse_options("plrv compose of rdp and zcdp", typed, RENYI, _RENYI_WHY)
         return _renyi(s, k)
@@ -170,3 +183,25 @@ def _renyi(s: ComposeSpec, k: int | None) -> tuple[dict, bool | None]:
     out: dict = {"k": k, "relation": s.relation.name}
     out.update(renyi_json(report, s.renyi, s.mechanism.describe()))
     return out, report.holds
+
+
+def _partial(s: ComposeSpec, k: int | None) -> tuple[dict, bool | None]:
+    """apkdp, ppkdp and noiseless of ``k`` runs on the same database: the exact joint law of
+    the runs' histogram (:mod:`verifier.notions.composition.partial_check`)."""
+    from verifier.notions.composition.partial_check import compose_partial
+    from verifier.reports.json_out import result_json
+    from verifier.reports.progress import ProgressBar
+
+    if k is None:
+        raise InvalidArgument("--k is missing: give the number of runs of the spec's "
+                              "mechanism", argument="--k")
+    assert s.problem is not None
+    with ProgressBar(None, f"{k} runs: histograms") as bar:  # shown on a terminal only
+        c = compose_partial(s.problem, k, progress=bar)
+    out: dict = {"k": k, "notions": list(s.notions), "epsilon": str(s.epsilon),
+                 "delta": str(s.delta), "exact": True,
+                 "holds": c.report.holds,
+                 "enumerated": {"engine": c.engine, "outputs": c.outputs,
+                                "histograms": c.histograms, "components": c.components}}
+    out["results"] = {n: result_json(r) for n, r in c.report.results.items()}
+    return out, c.report.holds

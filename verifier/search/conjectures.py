@@ -23,6 +23,14 @@ from itertools import islice
 
 from verifier.core.errors import UnknownName
 from verifier.parallel.executor import Executor
+from verifier.search.composition import (
+    adds_up,
+    composition_family,
+    composition_report,
+    repeated_family,
+    repeated_strategy,
+    runs_add_up,
+)
 from verifier.search.small import Instance
 from verifier.search.small_families import build, exhaustive, shrinks, strategy
 
@@ -38,6 +46,8 @@ class Conjecture:
     family: Callable[[int], Iterable[Instance]] = exhaustive
     strategy: Callable[[int], object] | None = strategy
     claim: str | None = None   # the z3 encoding, as a claim over apk, ppk, noiseless
+    # the exact δs a counterexample is reported with (default: the instance's own)
+    report: Callable[[Instance], dict] | None = None
 
 
 @dataclass(frozen=True)
@@ -145,7 +155,8 @@ def _later_stages(conj: Conjecture, b: SearchBudget, violates, evidence: list[st
     assert violates(small)  # every accepted move was re-checked exactly
     evidence.append(f"minimised: (records, values, outputs, background values, largest and "
                     f"total denominator) {found.size()} → {small.size()}")
-    return SearchResult(conj, True, small, found, stage, dict(small.deltas), tuple(evidence),
+    deltas = conj.report(small) if conj.report is not None else dict(small.deltas)
+    return SearchResult(conj, True, small, found, stage, deltas, tuple(evidence),
                         time.perf_counter() - start)
 
 
@@ -279,6 +290,17 @@ CONJECTURES: dict[str, Conjecture] = {c.name: c for c in [
     Conjecture("apk-eq-ppk", "APK δ = PPK δ for every mechanism (Theorem 2's conclusion "
                "without its premise, Θ-reducibility; false)",
                lambda i: i.deltas["apk"] == i.deltas["ppk"], claim="apk == ppk"),
+    # composition on the same database (REFERENCE.md §9; verifier.search.composition)
+    Conjecture("apk-composes", "APK-DP composes like DP: the APK δ of two mechanisms run on "
+               "the same database, at ε_1 + ε_2, is at most δ_1(ε_1) + δ_2(ε_2) (false)",
+               adds_up("apk"), composition_family, None, report=composition_report),
+    Conjecture("noiseless-composes", "noiseless privacy composes: δ of two releases at "
+               "ε_1 + ε_2 is at most δ_1(ε_1) + δ_2(ε_2) (false: the differencing pair)",
+               adds_up("noiseless"), composition_family, None, report=composition_report),
+    Conjecture("ppk-runs-add-up", "the PPK δ of two runs of one mechanism at 2ε is at most "
+               "twice the PPK δ of one run at ε (false: the runs share the unknown records)",
+               runs_add_up("ppk"), repeated_family, repeated_strategy,
+               report=composition_report),
 ]}
 
 

@@ -168,7 +168,7 @@ def _read(doc: Document, search_dir: Path | None, command: str,
     relation_notions = [] if command == "reducible" else \
         [x for x in notions if not NOTIONS[x].needs_model]
     needs_model = bool(partial_notions) or command == "reducible"
-    budget = _read_limits(doc, command)
+    budget = _read_limits(doc, command, bool(partial_notions))
     where = sandbox_for(search_dir, budget)  # user code: its own process, under the limits
 
     given_input = doc.table("input") if relation_notions else Table({}, "input", file)
@@ -245,9 +245,10 @@ def _read(doc: Document, search_dir: Path | None, command: str,
                 engine, relation, doubles(doc.raw), renyi)
 
 
-def _read_limits(doc: Document, command: str) -> Budget:
+def _read_limits(doc: Document, command: str, partial: bool = False) -> Budget:
     """The ``[limits]`` a command applies: ``plrv family`` decides every database with z3
-    and enumerates none under a budget, so it reads none of them."""
+    and enumerates none under a budget, so it reads none of them; ``plrv compose`` of apkdp,
+    ppkdp or noiseless enumerates counts and bounds its tables' bytes, so it reads them all."""
     if command == "family":
         doc.explain(["limits"], "plrv family decides every database of the interval with z3 "
                                 "and applies no enumeration limit")
@@ -255,8 +256,8 @@ def _read_limits(doc: Document, command: str) -> Budget:
     limits = doc.table("limits")
     if not limits:
         return Budget()
-    return budget_from_limits(limits.rest("engine"), LIMITS_OF.get(command, CHECK_LIMITS),
-                              doc.file)
+    keys = CHECK_LIMITS if partial else LIMITS_OF.get(command, CHECK_LIMITS)
+    return budget_from_limits(limits.rest("engine"), keys, doc.file)
 
 
 def _read_attacker(doc: Document, command: str, notions: tuple[str, ...], values: tuple,

@@ -22,7 +22,13 @@ names the steps instead of a mechanism::
 Each step is a user function ``"module:function"`` of the spec's folder
 (:mod:`verifier.model.user_code`), called as ``f(x, (o_1, …, o_{j−1}))`` with the input
 (a tuple) and the tuple of earlier outputs; its answer is read strictly (a ``verifier.Dist``
-or an exact output label). ``--k`` repeats the list of steps. Every problem is a
+or an exact output label). ``--k`` repeats the list of steps.
+
+A check spec whose ``notions`` are among apkdp, ppkdp and noiseless composes ``--k`` runs of
+its mechanism on the same database under partial knowledge: it is read by
+:func:`~verifier.specs.check.parse_spec` as for ``plrv check`` (data model, attacker and every
+check limit; no ``[composition]``, ``limits.loss_values`` or ``limits.sequences``) and carried
+whole as ``ComposeSpec.problem``. Every problem is a
 :class:`~verifier.core.errors.SpecError` naming the file and the key.
 """
 
@@ -43,7 +49,9 @@ from verifier.model.user_code import load_from
 from verifier.notions.composition.adaptive import Step, adaptive_step
 from verifier.notions.composition.enclosure import ENCLOSURE_MODES
 from verifier.notions.composition.grid import Grid, parse_grid
+from verifier.notions.composition.partial_check import PARTIAL_NOTIONS
 from verifier.notions.dp.neighbours import Relation, replace_one
+from verifier.notions.problem import CheckProblem
 from verifier.notions.renyi.check import RenyiClaim
 from verifier.specs.check import parse_spec
 from verifier.specs.files import check_kind, check_tables, read_toml
@@ -82,6 +90,8 @@ class ComposeSpec:
     grid: Grid | None
     notions: tuple[str, ...] = ("dp",)
     renyi: RenyiClaim | None = None  # the claim of rdp and zcdp (then ε, δ are unused)
+    # apkdp, ppkdp, noiseless: the check spec's data models, attackers, targets and pairs
+    problem: CheckProblem | None = None
 
 
 def _options(table: Table) -> tuple[str, Grid | None]:
@@ -106,6 +116,8 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
         spec = _adaptive(doc, comp, file, search_dir)
         doc.finish("plrv compose with composition.steps")
         return spec
+    if _asks_partial(raw):
+        return _partial(raw, file, search_dir)
     comp.only(COMPOSITION_KEYS - {"steps"}, "composition (with a [mechanism])")
     mode, grid = _options(comp)
     limits = Table.of(raw, "limits", file)  # the check limits are parse_spec's to read
@@ -133,6 +145,32 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
     relation = s.relation or replace_one(s.values, s.records)
     return ComposeSpec(file, s.mechanism, (), relation, s.epsilon, s.delta, budget, mode, grid,
                        s.notions, s.renyi)
+
+
+def _asks_partial(raw: Mapping) -> bool:
+    """Whether ``query.notions`` names a partial-knowledge notion (read properly by
+    :func:`parse_spec`; this look decides only which limits and tables apply)."""
+    query = raw.get("query")
+    notions = query.get("notions") if isinstance(query, Mapping) else None
+    return isinstance(notions, list) and any(n in PARTIAL_NOTIONS for n in notions)
+
+
+def _partial(raw: Mapping, file: str, search_dir: Path) -> ComposeSpec:
+    """``--k`` runs under partial knowledge: the check spec read as ``plrv check`` reads it
+    (data model, attacker, targets, pairs and every check limit)."""
+    if "composition" in raw:
+        raise SpecError("[composition] sets the enclosure or the adaptive steps of dp's "
+                        "composition; apkdp, ppkdp and noiseless of --k runs are exact "
+                        "without one: remove it", file=file, key="composition",
+                        value=raw["composition"])
+    s = parse_spec(raw, file=file, search_dir=search_dir, command="compose")
+    other = [n for n in s.notions if n not in PARTIAL_NOTIONS]
+    if other:
+        raise SpecError(f"notions = {list(s.notions)!r}: plrv compose composes apkdp, ppkdp "
+                        f"and noiseless together and {other[0]} apart; give it its own spec",
+                        file=file, key="query.notions", value=list(s.notions))
+    return ComposeSpec(file, s.mechanism, (), replace_one(s.values, s.records), s.epsilon,
+                       s.delta, s.budget, "never", None, s.notions, None, s)
 
 
 _TABLES: Mapping[str, set | None] = {
@@ -175,8 +213,10 @@ def _adaptive(doc: Document, comp: Table, file: str, search_dir: Path) -> Compos
     delta = query.rational("delta", "0", probability)
     notions = query.list_of("notions", string, ["dp"])
     if notions != ["dp"]:
-        raise query.fail("notions", f"notions = {notions!r:.60}: plrv compose composes dp; "
-                                    f'write notions = ["dp"] or leave the key out', notions)
+        raise query.fail("notions", f"notions = {notions!r:.60}: plrv compose composes dp "
+                                    f"over composition.steps (apkdp, ppkdp and noiseless: --k "
+                                    f'runs of a [mechanism]); write notions = ["dp"] or leave '
+                                    f"the key out", notions)
     refs = comp.list_of("steps", string)
 
     def load(j: int) -> Step:
