@@ -94,6 +94,25 @@ MUTANTS = [
            "                if a == b:\n                    continue\n                q = run(",
            "                if a == b or abs(ai - bi) > 1:\n                    continue\n"
            "                q = run("),
+    Mutant("renyi-ppk-weights", "the PPK Rényi moment weights each background by "
+           "P[D(i)=a, ζ(D)=B], not P[B | D(i)=a]",
+           "verifier/notions/renyi/partial.py",
+           "t = _weighted(jt, a, b, bg, w / pv)", "t = _weighted(jt, a, b, bg, w)"),
+    Mutant("renyi-apk-last-background", "APK-RDP skips the last background value",
+           "verifier/notions/renyi/partial.py",
+           "                for bg in jt.backgrounds():\n                    terms = apk_terms(",
+           "                for bg in jt.backgrounds()[:-1]:\n                    terms = apk_terms("),
+    Mutant("renyi-convention-one", "a background impossible under b makes S_α infinite, "
+           "not 1 (Definition 5, condition 1)",
+           "verifier/notions/renyi/partial.py",
+           "return ((w, mpq(1)),)", "return None"),
+    Mutant("renyi-conversion-power", "the converted δ divides by e^{αε}, not e^{(α−1)ε}",
+           "verifier/notions/renyi/conversions.py",
+           "return Conversion(min(s * c / rate ** (a - 1), mpq(1)), mpq(a), CKS_RDP)",
+           "return Conversion(min(s * c / rate ** a, mpq(1)), mpq(a), CKS_RDP)"),
+    Mutant("renyi-apk-as-ppk", "APK-RDP averages over the background value like PPK-RDP",
+           "verifier/notions/renyi/partial.py",
+           '            if form == "apk":', '            if form == "apk" and False:'),
 ]
 
 _RUN = """

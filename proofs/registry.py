@@ -18,12 +18,14 @@ from collections.abc import Callable
 from .guessing_theorems import GUESSING_RECORDS
 from .pso_records import PSO_RECORDS
 from .record import Tally, Theorem, run_record
+from .renyi_partial_records import RENYI_PARTIAL_RECORDS
 from .symbolic_theorems import SYMBOLIC_THEOREMS
 from .theorems import THEOREMS
 
 __all__ = ["RECORDS", "SAMPLED", "outcome", "rows", "markdown", "by_id", "main"]
 
-RECORDS: list[Theorem] = THEOREMS + PSO_RECORDS + GUESSING_RECORDS + SYMBOLIC_THEOREMS
+RECORDS: list[Theorem] = (THEOREMS + PSO_RECORDS + GUESSING_RECORDS + SYMBOLIC_THEOREMS
+                          + RENYI_PARTIAL_RECORDS)
 SAMPLED = [t for t in THEOREMS if t.expected and t.family.__name__ == "partial_knowledge_family"]
 _SYMBOLIC = {t.name for t in SYMBOLIC_THEOREMS}
 _RESULTS: dict[str, tuple[Tally, str, float]] = {}

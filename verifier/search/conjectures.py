@@ -23,6 +23,7 @@ from itertools import islice
 
 from verifier.core.errors import UnknownName
 from verifier.parallel.executor import Executor
+from verifier.search.renyi_small import apk_le_ppk_rdp, shown_moments
 from verifier.search.small import Instance
 from verifier.search.small_families import build, exhaustive, shrinks, strategy
 
@@ -38,6 +39,7 @@ class Conjecture:
     family: Callable[[int], Iterable[Instance]] = exhaustive
     strategy: Callable[[int], object] | None = strategy
     claim: str | None = None   # the z3 encoding, as a claim over apk, ppk, noiseless
+    shown: Callable[[Instance], dict] | None = None  # the values reported (default: δs)
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,8 @@ def _later_stages(conj: Conjecture, b: SearchBudget, violates, evidence: list[st
     assert violates(small)  # every accepted move was re-checked exactly
     evidence.append(f"minimised: (records, values, outputs, background values, largest and "
                     f"total denominator) {found.size()} → {small.size()}")
-    return SearchResult(conj, True, small, found, stage, dict(small.deltas), tuple(evidence),
+    shown = conj.shown(small) if conj.shown is not None else dict(small.deltas)
+    return SearchResult(conj, True, small, found, stage, shown, tuple(evidence),
                         time.perf_counter() - start)
 
 
@@ -279,6 +282,10 @@ CONJECTURES: dict[str, Conjecture] = {c.name: c for c in [
     Conjecture("apk-eq-ppk", "APK δ = PPK δ for every mechanism (Theorem 2's conclusion "
                "without its premise, Θ-reducibility; false)",
                lambda i: i.deltas["apk"] == i.deltas["ppk"], claim="apk == ppk"),
+    Conjecture("ppkrdp-implies-apkrdp", "PPK-RDP implies APK-RDP: the active attacker's "
+               "Rényi divergence D_2 is at most the passive one's (the converse of "
+               "APK-RDP ⇒ PPK-RDP, REFERENCE.md §8; false)", apk_le_ppk_rdp,
+               shown=shown_moments),
 ]}
 
 
