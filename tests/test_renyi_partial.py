@@ -269,3 +269,45 @@ def test_python_api_refuses_unknown_and_repeated_notions():
     with pytest.raises(VerifierError, match="partial-knowledge"):
         check_renyi_partial(rr, iid(["1/2", "1/2"], [0, 1], 1), ["rdp"], orders=[2],
                             rho="1")
+
+
+# ---------------------------------------------------------------- the converse, searched
+
+
+def _instance_moments(inst, a, b) -> tuple[Fraction, Fraction]:
+    """Worst-background APK and PPK S_2 of ``(a, b)`` from the instance's own tables, in
+    plain Fraction (``P[O | t, B]`` summed over the databases by hand)."""
+    cells: dict = {}
+    for db, p in inst.prior:
+        mech, know = dict(inst.mechanism)[db], dict(inst.knowledge)[db]
+        for bg, pb in know:
+            for o, po in mech:
+                row = cells.setdefault(db[inst.target], {}).setdefault(bg, {})
+                row[o] = row.get(o, Fraction(0)) + _f(p) * _f(pb) * _f(po)
+
+    def cond(t, bg):
+        row = cells.get(t, {}).get(bg, {})
+        z = sum(row.values(), Fraction(0))
+        return {o: w / z for o, w in row.items()} if z else None
+    pa = sum((sum(r.values(), Fraction(0)) for r in cells[a].values()), Fraction(0))
+    apk, ppk = Fraction(0), Fraction(0)
+    for bg, row in cells[a].items():
+        p, q = cond(a, bg), cond(b, bg)
+        s = Fraction(1) if q is None else _s(p, q, 2)  # type: ignore[arg-type]
+        apk = max(apk, s)
+        ppk += sum(row.values(), Fraction(0)) / pa * s
+    return apk, ppk
+
+
+def test_search_refutes_ppkrdp_implies_apkrdp_with_exact_moments():
+    from verifier.search.conjectures import SearchBudget, conjecture, search
+
+    res = search(conjecture("ppkrdp-implies-apkrdp"), SearchBudget(max_records=2, examples=0))
+    assert res.found and res.counterexample is not None
+    inst = res.counterexample
+    pairs = [(a, b) for a in inst.values for b in inst.values if a != b
+             and any(db[inst.target] == a for db, _ in inst.prior)]
+    moments = [_instance_moments(inst, a, b) for a, b in pairs]
+    assert res.deltas["apk_S2"] == max(m[0] for m in moments)
+    assert res.deltas["ppk_S2"] == max(m[1] for m in moments)
+    assert res.deltas["apk_S2"] > res.deltas["ppk_S2"]
