@@ -101,7 +101,8 @@ MUTANTS = [
     Mutant("renyi-apk-last-background", "APK-RDP skips the last background value",
            "verifier/notions/renyi/partial.py",
            "                for bg in jt.backgrounds():\n                    terms = apk_terms(",
-           "                for bg in jt.backgrounds()[:-1]:\n                    terms = apk_terms("),
+           "                for bg in jt.backgrounds()[:-1]:\n                    terms = "
+           "apk_terms("),
     Mutant("renyi-convention-one", "a background impossible under b makes S_α infinite, "
            "not 1 (Definition 5, condition 1)",
            "verifier/notions/renyi/partial.py",
@@ -112,7 +113,9 @@ MUTANTS = [
            "return Conversion(min(s * c / rate ** a, mpq(1)), mpq(a), CKS_RDP)"),
     Mutant("renyi-apk-as-ppk", "APK-RDP averages over the background value like PPK-RDP",
            "verifier/notions/renyi/partial.py",
-           '            if form == "apk":', '            if form == "apk" and False:'),
+           '    out: list[PartialCase] = []\n    if form == "noiseless":',
+           '    out: list[PartialCase] = []\n    form = "ppk" if form == "apk" else form\n'
+           '    if form == "noiseless":'),
 ]
 
 _RUN = """

@@ -19,10 +19,10 @@ from gmpy2 import mpq
 
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.notions.partial.cases import Table, apk_loss, ordered_pairs, ppk_loss
-from verifier.notions.renyi.check import RenyiClaim, rdp_result
+from verifier.notions.renyi.check import RenyiClaim
 from verifier.notions.renyi.conversions import CKS_RDP, MIRONOV, rdp_delta, rdp_epsilon
 from verifier.notions.renyi.divergence import Renyi, ScaledLog, moment
-from verifier.notions.renyi.partial import apk_terms, partial_pairs, ppk_terms
+from verifier.notions.renyi.partial import apk_terms, partial_cases, partial_rdp, ppk_terms
 
 from . import reference as ref
 from .families import Instance, partial_knowledge_family
@@ -104,10 +104,9 @@ def moment_identity(inst: Instance) -> bool | None:
 
 def _worst(inst: Instance, form: str) -> list[Renyi]:
     """The code's tight divergence of ``form`` per order, as ``plrv check`` reports it."""
-    labelled, count = partial_pairs([Table(0, 0, table(inst), "")],
-                                    ordered_pairs(inst.model.values), form)
-    claim = RenyiClaim(ORDERS, mpq(0))
-    return [o.value for o in rdp_result(labelled, count, claim).orders]
+    cases = partial_cases([Table(0, 0, table(inst), "")], ordered_pairs(inst.model.values),
+                          form)
+    return [o.value for o in partial_rdp(cases, RenyiClaim(ORDERS, mpq(0))).orders]
 
 
 def _ref_worst(inst: Instance, form: str, alpha: int) -> Fraction | str | None:

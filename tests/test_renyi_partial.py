@@ -311,3 +311,64 @@ def test_search_refutes_ppkrdp_implies_apkrdp_with_exact_moments():
     assert res.deltas["apk_S2"] == max(m[0] for m in moments)
     assert res.deltas["ppk_S2"] == max(m[1] for m in moments)
     assert res.deltas["apk_S2"] > res.deltas["ppk_S2"]
+
+
+# ---------------------------------------------------------------- shift tables (O(1) per class)
+
+
+def _middle_count(n: int) -> Mechanism:
+    """The count if it is in 2..n−2, else "edge": a run of singletons and one other output,
+    finite for some classes and pairs and infinite for others."""
+    def f(c: int) -> Dist:
+        return Dist.point(c if 2 <= c <= n - 2 else "edge")
+    return Mechanism("middle count", lambda db: f(sum(db)), {},
+                     lambda counts, m: f(counts.get(1, 0)))
+
+
+@pytest.mark.parametrize("known", [[], [0, 1], [0, 1, 2]])
+def test_shift_table_moments_equal_brute_force(known):
+    """The moments read off the shift table (prefix sums of T(x), groups by interval sums)
+    equal those of the joint table built by enumerating every database."""
+    from verifier.engines.shift_table import ShiftTable
+    from verifier.notions.renyi.partial import partial_cases
+    from verifier.notions.partial.cases import Table, ordered_pairs
+    from verifier.engines.choice import joint_tables
+
+    n = 7
+    model, mech = iid(["2/3", "1/3"], [0, 1], n), _middle_count(n)
+    know = known_indices(known)
+    fast, engine = joint_tables(model, mech, know, [6])
+    slow, _ = joint_tables(model, mech, know, [6], engine="brute")
+    assert isinstance(fast[6], ShiftTable)
+    pairs = ordered_pairs((0, 1))
+    for form in ("apk", "ppk", "noiseless"):
+        got = partial_cases([Table(0, 0, fast[6], engine)], pairs, form)
+        want = partial_cases([Table(0, 0, slow[6], "brute")], pairs, form)
+        for alpha in (2, 3, 5):
+            # a count class stands for the known records' tuples with that many ones:
+            # the same moment, so compare the moments each pair reaches
+            g = {(tuple(c.label["values"]), c.moment(alpha)) for c in got}
+            w = {(tuple(c.label["values"]), c.moment(alpha)) for c in want}
+            assert g == w
+            assert all(m is None or type(m) is MPQ for _, m in g)
+        assert {c.terms() is None for c in got} == {c.terms() is None for c in want}
+    apk = partial_cases([Table(0, 0, fast[6], engine)], pairs, "apk")
+    finite = [c for c in apk if c.moment(2) is not None]
+    assert finite and len(finite) < len(apk) if known else True
+
+
+@pytest.mark.slow
+def test_thresholded_count_at_ten_thousand_records():
+    """Example 7's shape at n = 10⁴: every form is +∞ (a released edge count is impossible
+    under the other value), decided without building a row."""
+    import time
+    start = time.perf_counter()
+    r = check_renyi_partial(threshold_count([1], 100), iid(["999999/1000000", "1/1000000"],
+                                                          [0, 1], 10_000),
+                            ["apkrdp", "ppkrdp", "apkzcdp"],
+                            knowledge=known_indices(list(range(100))), targets=9_999,
+                            orders=[2, 3], rho="1")
+    assert time.perf_counter() - start < 60
+    assert r.results["apkrdp"].orders[0].value.infinite
+    assert r.results["ppkrdp"].orders[0].value.infinite
+    assert r.results["apkzcdp"].infinite and r.holds is False

@@ -25,7 +25,9 @@ report names the worst target, value pair and (APK) background value per order.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from functools import partial
 
 from gmpy2 import mpq, mpz
 
@@ -33,6 +35,7 @@ from verifier.core.budget import Budget
 from verifier.core.errors import InvalidArgument
 from verifier.engines.choice import build_tables
 from verifier.engines.joint import JointTable, check_targets
+from verifier.engines.shift_table import ShiftTable
 from verifier.model.data import DataModel
 from verifier.model.knowledge import Knowledge, no_knowledge
 from verifier.model.mechanisms import Mechanism
@@ -40,20 +43,21 @@ from verifier.notions.problem import CheckProblem
 from verifier.notions.partial.cases import Table, ordered_pairs, tables_for
 from verifier.notions.registry import PARTIAL_RENYI, RENYI_FORM
 from verifier.notions.renyi.check import (
+    OrderValue,
     RdpResult,
     RenyiClaim,
     RenyiReport,
     ZcdpResult,
     make_claim,
-    rdp_result,
+    rdp_conversions,
     zcdp_result,
 )
-from verifier.notions.renyi.divergence import Terms
+from verifier.notions.renyi.divergence import Renyi, Terms, moment
+from verifier.notions.renyi.shift_moments import ShiftMoments
 
-__all__ = ["apk_terms", "ppk_terms", "partial_pairs", "partial_renyi_report",
+__all__ = ["PartialCase", "apk_terms", "ppk_terms", "partial_cases", "partial_rdp",
+           "partial_renyi_report",
            "check_renyi_partial", "problem_report", "merge_reports"]
-
-Labelled = list[tuple[dict, Terms | None]]
 
 
 def apk_terms(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
@@ -105,29 +109,95 @@ def ppk_terms(jt: JointTable, a: Hashable, b: Hashable) -> Terms | None | bool:
     return tuple(out)
 
 
-def partial_pairs(tables: Sequence[Table], pairs: Sequence[tuple], form: str
-                  ) -> tuple[Labelled, int]:
-    """The labelled terms of every case of ``form`` (``"apk"``, ``"ppk"``, ``"noiseless"``):
-    APK one per table, ordered pair and background value possible under ``a``; PPK and
-    noiseless one per table and ordered pair. Noiseless reads the tables of the first
-    knowledge with ζ summed out."""
-    out: Labelled = []
+@dataclass(frozen=True)
+class PartialCase:
+    """One case of a partial-knowledge Rényi form: its label (model, knowledge, target,
+    values and, for APK, background value), its exact moment ``S_α`` at an integer order
+    (``None``: ``+∞``) and its terms (for the zCDP search over real orders)."""
+
+    label: dict
+    moment: Callable[[int], mpq | None]
+    terms: Callable[[], Terms | None]
+    infinite: Callable[[], bool]  # S_α = +∞ (at every order α > 1)
+
+
+def _of_terms(label: dict, t: Terms | None) -> PartialCase:
+    return PartialCase(label, partial(moment, t), lambda: t, lambda: t is None)
+
+
+def _shifted(label: dict, moment_at: Callable[[int], mpq | None],
+             terms: Callable[[], Terms | None | bool], infinite: Callable[[], bool]
+             ) -> PartialCase:
+    """A case read off a shift table: moments in ``O(#runs + #other outputs)`` per class;
+    the terms (every output, ``O(n)``) only for the zCDP search, and not at all when the
+    moment is infinite."""
+    def lazy() -> Terms | None:
+        if infinite():
+            return None
+        got = terms()
+        assert got is not False
+        return got  # type: ignore[return-value]
+    return PartialCase(label, moment_at, lazy, infinite)
+
+
+def partial_cases(tables: Sequence[Table], pairs: Sequence[tuple], form: str
+                  ) -> list[PartialCase]:
+    """The cases of ``form`` (``"apk"``, ``"ppk"``, ``"noiseless"``): APK one per table,
+    ordered pair and background value possible under ``a``; PPK and noiseless one per table
+    and ordered pair. Noiseless reads the tables of the first knowledge with ζ summed out. A
+    shift table (a deterministic count over binary records) is read through
+    :class:`~verifier.notions.renyi.shift_moments.ShiftMoments`, never row by row."""
+    out: list[PartialCase] = []
     if form == "noiseless":
         tables = [Table(t.model, 0, t.table.without_background(), t.engine)
                   for t in tables if t.knowledge == 0]
     for t in tables:
         jt = t.table
         for a, b in pairs:
-            if form == "apk":
+            if isinstance(jt, ShiftTable) and jt.p_value(a) != 0 and jt.p_value(b) != 0:
+                sm = ShiftMoments(jt, a, b)
+                if form == "apk":
+                    out += [_shifted(t.label(values=[a, b], background=jt.key(k)),
+                                     partial(sm.apk, k),
+                                     partial(apk_terms, jt, a, b, jt.key(k)),
+                                     partial(sm.infinite, k))
+                            for k in jt.classes()]
+                else:
+                    out.append(_shifted(t.label(values=[a, b]), sm.ppk,
+                                        partial(ppk_terms, jt, a, b), sm.ppk_infinite))
+            elif form == "apk":
                 for bg in jt.backgrounds():
                     terms = apk_terms(jt, a, b, bg)
                     if terms is not False:
-                        out.append((t.label(values=[a, b], background=bg), terms))  # type: ignore[arg-type]
+                        out.append(_of_terms(t.label(values=[a, b], background=bg),
+                                             terms))  # type: ignore[arg-type]
             else:
                 terms = ppk_terms(jt, a, b)
                 if terms is not False:
-                    out.append((t.label(values=[a, b]), terms))  # type: ignore[arg-type]
-    return out, len(out)
+                    out.append(_of_terms(t.label(values=[a, b]), terms))  # type: ignore[arg-type]
+    return out
+
+
+def partial_rdp(cases: Sequence[PartialCase], claim: RenyiClaim) -> RdpResult:
+    """The tight ``D_α`` per order over ``cases``, exactly (the first case attaining it named),
+    against the claim, with ``rdp``'s conversions to (ε, δ)."""
+    rows = []
+    # the first case with D_α = +∞ is the worst at every order: the finite moments (prefix
+    # sums of n terms on a shift table) are then not formed
+    infinite = next((c for c in cases if c.infinite()), None)
+    for i, a in enumerate(claim.orders):
+        worst: Renyi | None = None
+        label: dict = {}
+        for c in cases if infinite is None else (infinite,):
+            v = Renyi.of_moment(a, c.moment(a))
+            if worst is None or v.compare(worst) > 0:
+                worst, label = v, c.label
+        if worst is None:  # no case: no value is possible under two values
+            worst = Renyi.of_moment(a, mpq(1))
+        bound = claim.bound(i)
+        rows.append(OrderValue(a, worst, bound, worst.at_most(bound), label))
+    return RdpResult(tuple(rows), all(r.holds for r in rows), len(cases),
+                     rdp_conversions([r.value for r in rows], claim.epsilon, claim.delta))
 
 
 def partial_renyi_report(tables: Sequence[Table], pairs: Sequence[tuple],
@@ -136,7 +206,7 @@ def partial_renyi_report(tables: Sequence[Table], pairs: Sequence[tuple],
     """Each partial-knowledge Rényi notion of ``notions`` over ``tables``: the rdp forms
     exactly at the claim's orders, the zcdp forms by the certified search over α."""
     results: dict[str, RdpResult | ZcdpResult] = {}
-    memo: dict[str, tuple[Labelled, int]] = {}
+    memo: dict[str, list[PartialCase]] = {}
     for name in notions:
         if name not in PARTIAL_RENYI:
             raise InvalidArgument(f"notion {name!r} is not a partial-knowledge Rényi notion "
@@ -144,14 +214,19 @@ def partial_renyi_report(tables: Sequence[Table], pairs: Sequence[tuple],
                                   value=name)
         form, kind = RENYI_FORM[name]
         if form not in memo:
-            memo[form] = partial_pairs(tables, pairs, form)
-        labelled, count = memo[form]
+            memo[form] = partial_cases(tables, pairs, form)
+        cases = memo[form]
         if kind == "rdp":
-            results[name] = rdp_result(labelled, count, claim, claim.epsilon, claim.delta)
+            results[name] = partial_rdp(cases, claim)
         else:
             if claim.rho is None:
                 raise InvalidArgument(f"{name} needs the claimed rho", argument="rho")
-            results[name] = zcdp_result(labelled, count, claim.rho, claim.epsilon,
+            # one case with D_α = +∞ (at one order, so at all) makes ρ* = +∞: the others'
+            # terms (O(n) outputs each on a shift table) are then not formed
+            infinite = next((c for c in cases if c.infinite()), None)
+            pairs = [(infinite.label, None)] if infinite is not None else \
+                [(c.label, c.terms()) for c in cases]
+            results[name] = zcdp_result(pairs, len(cases), claim.rho, claim.epsilon,
                                         claim.delta)
     engines = sorted({t.engine for t in tables})
     return RenyiReport(results, info + tuple(engines))
