@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from gmpy2 import mpq
 
-from verifier.core.epsilon import Epsilon, parse_epsilon
+from verifier.core.epsilon import Epsilon
 from verifier.notions.partial.cases import Table, apk_loss, ordered_pairs, ppk_loss
 from verifier.notions.renyi.check import RenyiClaim
 from verifier.notions.renyi.conversions import CKS_RDP, MIRONOV, rdp_delta, rdp_epsilon

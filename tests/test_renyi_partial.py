@@ -329,10 +329,10 @@ def _middle_count(n: int) -> Mechanism:
 def test_shift_table_moments_equal_brute_force(known):
     """The moments read off the shift table (prefix sums of T(x), groups by interval sums)
     equal those of the joint table built by enumerating every database."""
-    from verifier.engines.shift_table import ShiftTable
-    from verifier.notions.renyi.partial import partial_cases
-    from verifier.notions.partial.cases import Table, ordered_pairs
     from verifier.engines.choice import joint_tables
+    from verifier.engines.shift_table import ShiftTable
+    from verifier.notions.partial.cases import Table, ordered_pairs
+    from verifier.notions.renyi.partial import partial_cases
 
     n = 7
     model, mech = iid(["2/3", "1/3"], [0, 1], n), _middle_count(n)

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Literal, cast
 
 from gmpy2 import mpq, mpz
 
@@ -39,8 +40,8 @@ from verifier.engines.shift_table import ShiftTable
 from verifier.model.data import DataModel
 from verifier.model.knowledge import Knowledge, no_knowledge
 from verifier.model.mechanisms import Mechanism
-from verifier.notions.problem import CheckProblem
 from verifier.notions.partial.cases import Table, ordered_pairs, tables_for
+from verifier.notions.problem import CheckProblem
 from verifier.notions.registry import PARTIAL_RENYI, RENYI_FORM
 from verifier.notions.renyi.check import (
     OrderValue,
@@ -61,7 +62,7 @@ __all__ = ["PartialCase", "apk_terms", "ppk_terms", "partial_cases", "partial_rd
 
 
 def apk_terms(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
-              ) -> Terms | None | bool:
+              ) -> Terms | None | Literal[False]:
     """``(Q(O), P(O)/Q(O))`` of ``P = P[O | a, B̂]``, ``Q = P[O | b, B̂]`` (``None``: some
     output possible under ``a`` is impossible under ``b``, ``S_α = +∞``); ``((1, 1),)`` when
     ``B̂`` is impossible under ``b`` (``L = 0``); ``False`` when it is impossible under ``a``
@@ -70,7 +71,7 @@ def apk_terms(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable
 
 
 def _weighted(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable, w: mpq
-              ) -> Terms | None | bool:
+              ) -> Terms | None | Literal[False]:
     pa = jt.row(a, bg)
     if not pa:
         return False
@@ -89,7 +90,7 @@ def _weighted(jt: JointTable, a: Hashable, b: Hashable, bg: Hashable, w: mpq
     return tuple(out)
 
 
-def ppk_terms(jt: JointTable, a: Hashable, b: Hashable) -> Terms | None | bool:
+def ppk_terms(jt: JointTable, a: Hashable, b: Hashable) -> Terms | None | Literal[False]:
     """The terms of ``P'`` against ``Q'`` (module docstring): each background value's APK
     terms with ``Q`` scaled by ``w_B = P[ζ(D)=B | D(i)=a]``, so that ``moment`` gives
     ``Σ_B w_B·S^APK_α(B)``; ``None``: ``+∞``; ``False``: ``P[D(i)=a] = 0`` (no case)."""
@@ -126,7 +127,7 @@ def _of_terms(label: dict, t: Terms | None) -> PartialCase:
 
 
 def _shifted(label: dict, moment_at: Callable[[int], mpq | None],
-             terms: Callable[[], Terms | None | bool], infinite: Callable[[], bool]
+             terms: Callable[[], Terms | None | Literal[False]], infinite: Callable[[], bool]
              ) -> PartialCase:
     """A case read off a shift table: moments in ``O(#runs + #other outputs)`` per class;
     the terms (every output, ``O(n)``) only for the zCDP search, and not at all when the
@@ -136,7 +137,7 @@ def _shifted(label: dict, moment_at: Callable[[int], mpq | None],
             return None
         got = terms()
         assert got is not False
-        return got  # type: ignore[return-value]
+        return got
     return PartialCase(label, moment_at, lazy, infinite)
 
 
@@ -170,11 +171,11 @@ def partial_cases(tables: Sequence[Table], pairs: Sequence[tuple], form: str
                     terms = apk_terms(jt, a, b, bg)
                     if terms is not False:
                         out.append(_of_terms(t.label(values=[a, b], background=bg),
-                                             terms))  # type: ignore[arg-type]
+                                             terms))
             else:
                 terms = ppk_terms(jt, a, b)
                 if terms is not False:
-                    out.append(_of_terms(t.label(values=[a, b]), terms))  # type: ignore[arg-type]
+                    out.append(_of_terms(t.label(values=[a, b]), terms))
     return out
 
 
@@ -249,7 +250,8 @@ def _report(mech: Mechanism, models: DataModel | Sequence[DataModel], notions: S
             knowledge: Knowledge | Sequence[Knowledge] | None, targets: object,
             pairs: Sequence | None, claim: RenyiClaim, budget: Budget | None, engine: str
             ) -> RenyiReport:
-    model_list = list(models) if isinstance(models, (list, tuple)) else [models]
+    model_list = cast(list[DataModel], list(models) if isinstance(models, (list, tuple))
+                      else [models])
     if isinstance(knowledge, (list, tuple)):
         know_list = list(knowledge)
     else:
