@@ -372,3 +372,38 @@ def test_thresholded_count_at_ten_thousand_records():
     assert r.results["apkrdp"].orders[0].value.infinite
     assert r.results["ppkrdp"].orders[0].value.infinite
     assert r.results["apkzcdp"].infinite and r.holds is False
+
+
+def test_spec_features_are_honoured(tmp_path):
+    """A family Θ (two priors), a family Z (two known sets) and restricted pairs over three
+    values: the worst case names the model and knowledge it comes from, and the pairs given
+    are the only ones compared (both directions)."""
+    spec = """
+[data]
+records = 3
+values = [0, 1, 2]
+models = [{prior = ["1/3", "1/3", "1/3"]}, {prior = ["1/2", "1/4", "1/4"]}]
+[mechanism]
+kind = "geometric_count"
+counts = [1, 2]
+alpha = "1/2"
+[attacker]
+target = 2
+known = [[], [0]]
+pairs = [[0, 1]]
+[query]
+notions = ["apkrdp", "ppkrdp"]
+orders = [2]
+rho = "10"
+"""
+    r = _run(spec, tmp_path, "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    worst = out["apkrdp"]["orders"][0]["worst_case"]
+    assert worst["values"] in ([0, 1], [1, 0]) and worst["model"] in (0, 1)
+    # models × directions × background values (none known: 1; record 0 known: 3 values)
+    assert out["apkrdp"]["cases"] == 2 * 2 * (1 + 3)
+    assert out["ppkrdp"]["cases"] == 2 * 2 * 2  # models × knowledges × directions
+    every = _run(spec.replace("pairs = [[0, 1]]\n", ""), tmp_path, "--json")
+    assert every.returncode == 0, every.stderr
+    assert json.loads(every.stdout)["apkrdp"]["cases"] == 2 * 6 * (1 + 3)
