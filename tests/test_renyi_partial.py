@@ -407,3 +407,11 @@ rho = "10"
     every = _run(spec.replace("pairs = [[0, 1]]\n", ""), tmp_path, "--json")
     assert every.returncode == 0, every.stderr
     assert json.loads(every.stdout)["apkrdp"]["cases"] == 2 * 6 * (1 + 3)
+
+
+def test_compose_refuses_the_partial_forms():
+    r = subprocess.run([sys.executable, "-m", "verifier.cli", "compose",
+                        "examples/renyi_partial.toml", "--k", "2"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2
+    assert "query.notions" in r.stderr and "not apkrdp" in r.stderr

@@ -43,6 +43,7 @@ from verifier.notions.composition.adaptive import Step, adaptive_step
 from verifier.notions.composition.enclosure import ENCLOSURE_MODES
 from verifier.notions.composition.grid import Grid, parse_grid
 from verifier.notions.dp.neighbours import Relation, replace_one
+from verifier.notions.registry import PARTIAL_RENYI
 from verifier.notions.renyi.check import RenyiClaim
 from verifier.specs.check import load_spec, parse_spec
 from verifier.specs.files import check_kind, check_tables, read_toml
@@ -119,6 +120,12 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
         raise SpecError(f"notions = {list(s.notions)!r}: plrv compose composes dp, or rdp "
                         f'and zcdp; write notions = ["dp"]', file=file, key="query.notions",
                         value=list(s.notions))
+    if any(n in PARTIAL_RENYI for n in s.notions):  # composition under partial knowledge
+        part = next(n for n in s.notions if n in PARTIAL_RENYI)
+        raise SpecError(f"notions = {list(s.notions)!r}: plrv compose composes dp, rdp and "
+                        f"zcdp over a neighbouring relation, not {part} (an attacker with "
+                        f"partial knowledge); check it with plrv check", file=file,
+                        key="query.notions", value=list(s.notions))
     if s.renyi is not None and "composition" in raw:
         raise SpecError("[composition] sets the enclosure of dp's composition; rdp and zcdp "
                         "of a composition are exact (or certified) without one: remove it",
