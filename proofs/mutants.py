@@ -47,12 +47,12 @@ MUTANTS = [
            "mpz(sum(pa.values())), mpz(sum(pa.values())), mpz(1))"),
     Mutant("delta-formula", "δ = A − C·e^ε with C on the wrong scale",
            "verifier/notions/loss.py",
-           "return Delta.make(mpq(p, self.p_scale), mpq(q, self.q_scale), eps)",
-           "return Delta.make(mpq(p, self.p_scale), mpq(q, self.p_scale), eps)"),
+           "return Delta.make(mpq(sp[start], self.p_scale), mpq(sq[start], self.q_scale), eps)",
+           "return Delta.make(mpq(sp[start], self.p_scale), mpq(sq[start], self.p_scale), eps)"),
     Mutant("ppk-weights", "PPK mixes the APK losses with equal weights, not P[B | D(i)=a]",
            "verifier/notions/partial/cases.py",
-           "(jt.p_background(a, bg), loss) for bg, loss in t.apk_losses(a, b).items())",
-           "(mpq(1), loss) for bg, loss in t.apk_losses(a, b).items())"),
+           "(jt.p_background(a, bg), loss) for bg, loss in losses.items())",
+           "(mpq(1), loss) for bg, loss in losses.items())"),
     Mutant("reducibility-test", "Θ-reducibility compares the number of output profiles only",
            "verifier/notions/partial/reducible.py",
            "if _profiles(jt, bg) != reference:",
@@ -194,6 +194,28 @@ MUTANTS = [
            "verifier/notions/composition/partial.py",
            "for h_j in range(r, -1, -1):", "for h_j in range(r, 0, -1):",
            records=("composition-histograms",)),
+    Mutant("renyi-ppk-weights", "the PPK Rényi moment weights each background by "
+           "P[D(i)=a, ζ(D)=B], not P[B | D(i)=a]",
+           "verifier/notions/renyi/partial.py",
+           "t = _weighted(jt, a, b, bg, w / pv)", "t = _weighted(jt, a, b, bg, w)"),
+    Mutant("renyi-apk-last-background", "APK-RDP skips the last background value",
+           "verifier/notions/renyi/partial.py",
+           "                for bg in jt.backgrounds():\n                    terms = apk_terms(",
+           "                for bg in jt.backgrounds()[:-1]:\n                    terms = "
+           "apk_terms("),
+    Mutant("renyi-convention-one", "a background impossible under b makes S_α infinite, "
+           "not 1 (Definition 5, condition 1)",
+           "verifier/notions/renyi/partial.py",
+           "return ((w, mpq(1)),)", "return None"),
+    Mutant("renyi-conversion-power", "the converted δ divides by e^{αε}, not e^{(α−1)ε}",
+           "verifier/notions/renyi/conversions.py",
+           "return Conversion(min(s * c / rate ** (a - 1), mpq(1)), mpq(a), CKS_RDP)",
+           "return Conversion(min(s * c / rate ** a, mpq(1)), mpq(a), CKS_RDP)"),
+    Mutant("renyi-apk-as-ppk", "APK-RDP averages over the background value like PPK-RDP",
+           "verifier/notions/renyi/partial.py",
+           '    out: list[PartialCase] = []\n    if form == "noiseless":',
+           '    out: list[PartialCase] = []\n    form = "ppk" if form == "apk" else form\n'
+           '    if form == "noiseless":'),
 ]
 
 _RUN = """

@@ -22,6 +22,7 @@ from .guessing_theorems import GUESSING_RECORDS
 from .pso_composition_records import PSO_COMPOSITION_RECORDS
 from .pso_records import PSO_RECORDS
 from .record import Tally, Theorem, run_record
+from .renyi_partial_records import RENYI_PARTIAL_RECORDS
 from .symbolic_theorems import SYMBOLIC_THEOREMS
 from .theorems import THEOREMS
 from .thesis_records import THESIS_RECORDS
@@ -30,7 +31,8 @@ __all__ = ["RECORDS", "SAMPLED", "outcome", "rows", "markdown", "by_id", "main"]
 
 RECORDS: list[Theorem] = (THEOREMS + THESIS_RECORDS + PSO_RECORDS + PSO_COMPOSITION_RECORDS
                           + GUESSING_RECORDS + GUESSING_OR_RECORDS + GUESSING_MORE_RECORDS
-                          + SYMBOLIC_THEOREMS + COMPOSITION_PARTIAL_RECORDS)
+                          + SYMBOLIC_THEOREMS + COMPOSITION_PARTIAL_RECORDS
+                          + RENYI_PARTIAL_RECORDS)
 SAMPLED = [t for t in THEOREMS if t.expected and t.family.__name__ == "partial_knowledge_family"]
 _SYMBOLIC = {t.name for t in SYMBOLIC_THEOREMS}
 _RESULTS: dict[str, tuple[Tally, str, float]] = {}

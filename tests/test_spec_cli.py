@@ -78,7 +78,8 @@ BAD = [
      .replace('["dp"]', '["noiseless"]'),
      "data.prior", "prior[1] = -1/2 is a negative weight"),
     ("unknown-notion", RR.replace('["dp"]', '["renyi"]'), "query.notions",
-     "unknown notion 'renyi'; known notions: dp, apkdp, ppkdp, noiseless, rdp, zcdp"),
+     "unknown notion 'renyi'; known notions: dp, apkdp, ppkdp, noiseless, rdp, zcdp, "
+     "apkrdp, ppkrdp, noiselessrdp, apkzcdp, ppkzcdp, noiselesszcdp"),
     ("no-records", RR.replace("records = 3\n", ""), "data.records",
      "missing: the number of records n"),
     ("unknown-key", RR.replace("[query]", "[query]\nepsillon = 1"), "query.epsillon",

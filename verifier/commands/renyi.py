@@ -13,7 +13,9 @@ from verifier.commands.app import verdict
 from verifier.commands.common import print_json
 from verifier.notions.dp.neighbours import relation_cases, replace_one
 from verifier.notions.problem import CheckProblem
-from verifier.notions.renyi.check import renyi_report
+from verifier.notions.registry import PARTIAL_RENYI
+from verifier.notions.renyi.check import RenyiReport, renyi_report
+from verifier.notions.renyi.partial import merge_reports, problem_report
 from verifier.reports.renyi import renyi_json, renyi_lines
 
 __all__ = ["renyi_check"]
@@ -27,11 +29,16 @@ def renyi_check(s: CheckProblem, json_out: bool, note: str | None = None,
 
     claim = s.renyi
     assert claim is not None
-    relation = s.relation if s.relation is not None else replace_one(s.values, s.records)
-    with ProgressBar(progress, "zcdp: pairs searched") as bar:
-        report = renyi_report(relation_cases(relation, s.mechanism, s.budget, s.engine),
-                              s.notions, claim, (f"neighbours {relation.describe()}",),
-                              progress=bar)
+    classical = tuple(n for n in s.notions if n not in PARTIAL_RENYI)
+    report = RenyiReport({})
+    if classical:
+        relation = s.relation if s.relation is not None else replace_one(s.values, s.records)
+        with ProgressBar(progress, "zcdp: pairs searched") as bar:
+            report = renyi_report(relation_cases(relation, s.mechanism, s.budget, s.engine),
+                                  classical, claim, (f"neighbours {relation.describe()}",),
+                                  progress=bar)
+    if len(classical) < len(s.notions):  # apkrdp, ppkrdp, noiselessrdp and the zcdp forms
+        report = merge_reports(report, problem_report(s, claim))
     out = renyi_json(report, claim)
     if json_out:
         print_json(out | ({"parameters": note} if note else {}))

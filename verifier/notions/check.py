@@ -27,7 +27,7 @@ from verifier.notions.partial.cases import (
     ppk_cases,
     tables_for,
 )
-from verifier.notions.registry import APKDP, DP, NOTIONS, PPKDP, RENYI, notion
+from verifier.notions.registry import APKDP, DP, NOTIONS, PARTIAL_RENYI, PPKDP, RENYI, notion
 from verifier.notions.result import NotionResult, results_html, results_repr, summarize
 from verifier.parallel import current_executor
 
@@ -121,8 +121,10 @@ class Analysis:
         asked = [notion(name) for name in notions]
         renyi = [n.key for n in asked if n.key in RENYI]
         if renyi:
+            where = "partial.check_renyi_partial" if renyi[0] in PARTIAL_RENYI else \
+                "check.check_renyi"
             raise InvalidArgument(f"notion {renyi[0]!r} is decided by "
-                                  f"verifier.notions.renyi.check.check_renyi, not with an "
+                                  f"verifier.notions.renyi.{where}, not with an "
                                   f"(ε, δ) claim", argument="notions", value=renyi[0])
         pairs = self.pairs or ()  # set whenever there are tables (notions other than dp)
         results: dict[str, NotionResult] = {}

@@ -21,7 +21,7 @@ from enum import Enum
 from verifier.core.errors import UnknownName
 
 __all__ = ["Notion", "Conditioning", "DP", "APKDP", "PPKDP", "NOISELESS", "RDP", "ZCDP",
-           "NOTIONS", "RENYI", "notion"]
+           "NOTIONS", "RENYI", "PARTIAL_RENYI", "RENYI_FORM", "RDP_FORMS", "ZCDP_FORMS", "notion"]
 
 
 class Conditioning(Enum):
@@ -64,8 +64,27 @@ ZCDP = Notion("zcdp", "ρ-zCDP", "zCDP", "Bun and Steinke 2016, Concentrated Dif
               "Privacy: Simplifications, Extensions, and Lower Bounds, Definition 1.1",
               Conditioning.NEIGHBOURS, needs_model=False)
 
-NOTIONS: dict[str, Notion] = {n.key: n for n in (DP, APKDP, PPKDP, NOISELESS, RDP, ZCDP)}
-RENYI = frozenset({"rdp", "zcdp"})  # decided by verifier.notions.renyi, not by (ε, δ) cases
+_EXT = "REFERENCE.md §8 (seed 003's future work: Rényi forms of its PLRV)"
+_PARTIAL_RENYI = tuple(
+    Notion(f"{form}{kind}", f"{title}-{'RDP' if kind == 'rdp' else 'zCDP'}",
+           f"{label} {'RDP' if kind == 'rdp' else 'zCDP'}", _EXT, cond, needs_model=True)
+    for kind in ("rdp", "zcdp")
+    for form, title, label, cond in (
+        ("apk", "APK", "active", Conditioning.VALUE_AND_CHOSEN_BACKGROUND),
+        ("ppk", "PPK", "passive", Conditioning.VALUE_AND_DRAWN_BACKGROUND),
+        ("noiseless", "noiseless", "noiseless", Conditioning.VALUE)))
+
+NOTIONS: dict[str, Notion] = {n.key: n for n in (DP, APKDP, PPKDP, NOISELESS, RDP, ZCDP,
+                                                 *_PARTIAL_RENYI)}
+# the partial-knowledge Rényi notions: name -> (attacker form, rdp or zcdp)
+RENYI_FORM: dict[str, tuple[str, str]] = {
+    n.key: (n.key[:-4] if n.key.endswith("zcdp") else n.key[:-3],
+            "zcdp" if n.key.endswith("zcdp") else "rdp") for n in _PARTIAL_RENYI}
+PARTIAL_RENYI = frozenset(RENYI_FORM)
+RDP_FORMS = frozenset({"rdp"} | {k for k, (_, kind) in RENYI_FORM.items() if kind == "rdp"})
+ZCDP_FORMS = frozenset({"zcdp"} | {k for k, (_, kind) in RENYI_FORM.items() if kind == "zcdp"})
+# decided by verifier.notions.renyi, not by (ε, δ) cases
+RENYI = frozenset({"rdp", "zcdp"}) | PARTIAL_RENYI
 
 
 def notion(name: object) -> Notion:

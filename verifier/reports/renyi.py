@@ -1,5 +1,6 @@
 """The report of ``plrv check`` on the Rényi notions: JSON (``schemas/check-output.v1.json``,
-keys ``rdp`` and ``zcdp``) and the terminal lines, both from one dictionary.
+keys ``rdp`` and ``zcdp``, and their partial-knowledge forms ``apkrdp`` … ``noiselesszcdp``
+in the same shapes) and the terminal lines, both from one dictionary.
 
 Exact values are written in the text form of ε (``ln(7/3)``, ``ln(61/9)/2``); a certified
 enclosure is marked ``"exactness": "enclosure"`` with its two rational ends, and its decimal
@@ -59,6 +60,12 @@ def _where(witness: Mapping) -> str:
     if "centres" in witness:
         a, b = witness["centres"]
         return f"centres {a} and {b}"
+    bg = witness.get("background")
+    if isinstance(bg, Mapping) and isinstance(bg.get("known_counts"), Mapping):
+        # a count class in its JSON form: said as the (ε, δ) notions say it
+        held = ", ".join(f"{c} × {v}" for v, c in bg["known_counts"].items())
+        rest = {k: v for k, v in witness.items() if k != "background"}
+        return f"{witness_sentence(rest)}, the known records hold {held}"
     return witness_sentence(witness)
 
 
@@ -71,8 +78,8 @@ def renyi_json(report, claim, mechanism: str | None = None) -> dict:
     for the claim ``claim``."""
     out: dict[str, object] = {}
     for name, r in report.results.items():
-        if name == "rdp":
-            out["rdp"] = {
+        if hasattr(r, "orders"):  # rdp and its partial-knowledge forms (apkrdp, …)
+            out[name] = {
                 "holds": r.holds,
                 "claim": ({"rdp_epsilon": [str(b) for b in claim.budgets]}
                           if claim.budgets is not None else
@@ -87,7 +94,7 @@ def renyi_json(report, claim, mechanism: str | None = None) -> dict:
             }
         else:
             exact = None if r.exact is None else format_rational(r.exact)
-            out["zcdp"] = {
+            out[name] = {
                 "holds": r.holds,
                 "claim": {"rho": format_rational(r.rho)},
                 "rho": "inf" if r.infinite else exact if exact is not None else
@@ -119,38 +126,52 @@ _VERDICT = {True: "holds", False: "does not hold", None: "unknown (not decided)"
 def renyi_lines(out: Mapping, info: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """``(label, text)`` lines for the terminal, from :func:`renyi_json`'s dictionary."""
     lines = [("engine", i) for i in info]
-    if "rdp" in out:
-        r = out["rdp"]
-        claim = r["claim"]
-        said = f"ρ = {claim['rho']} (D_α ≤ ρ·α)" if "rho" in claim else "a budget per order"
-        lines.append(("rdp", f"{_VERDICT[r['holds']]} for {said}; tight D_α per order, "
-                             f"exact ({r['cases']} ordered pairs)"))
-        for o in r["orders"]:
-            mark = "ok" if o["holds"] else "exceeds"
-            where = _where(o.get("witness") or o.get("worst_case") or {})
-            lines.append((f"  α = {o['order']}", f"{short(o['value'])}  ≈ {o['approx']}   "
-                                                  f"bound {o['bound']}: {mark}"
-                                                  + (f"   at {where}" if where else "")))
-    if "zcdp" in out:
-        z = out["zcdp"]
-        if z["exactness"] == "exact":
-            tight = f"{z['rho']}  ≈ {z['approx']}"
-        else:
-            tight = (f"≈ {z['approx']} (a certified enclosure, not exact: "
-                     f"[{short(z['enclosure'][0])}, {short(z['enclosure'][1])}])")
-        lines.append(("zcdp", f"{_VERDICT[z['holds']]} for ρ = {z['claim']['rho']}; tight ρ* "
-                              f"{tight}, attained at {z['attained']} — {z['method']}"))
-        where = _where(z.get("witness") or z.get("worst_case") or {})
-        if where:
-            lines.append(("  pair", where))
-    for name in ("rdp", "zcdp"):
-        if name in out and out[name]["cases"] == 0:
+    for name in out:
+        if "orders" in out[name]:
+            lines += _rdp_lines(name, out[name])
+        elif "rho" in out[name]:
+            lines += _zcdp_lines(name, out[name])
+    for name in out:
+        if out[name].get("cases") == 0:
             lines.append(("note", f"{name} holds {_NOTE}"))
-        for c in out.get(name, {}).get("conversions", []):
+        for c in out[name].get("conversions", []):
             at = ", ".join(f"{'ε' if k == 'epsilon' else 'δ'} = {v}" for k, v in c["at"].items())
             sym = "ε" if c["quantity"] == "epsilon" else "δ"
             value = (f"{short(c['value'])}  ≈ {c['approx']}" if c["exactness"] == "exact"
                      else f"≈ {c['approx']} (certified enclosure)")
             order = f" at α = {c['order']}" if c["order"] is not None else ""
             lines.append((f"{name} → dp", f"{sym} ≤ {value} at {at} ({c['source']}{order})"))
+    return lines
+
+
+def _rdp_lines(name: str, r: Mapping) -> list[tuple[str, str]]:
+    """The verdict of ``rdp`` (or a partial-knowledge form) and its tight value per order."""
+    lines = []
+    claim = r["claim"]
+    said = f"ρ = {claim['rho']} (D_α ≤ ρ·α)" if "rho" in claim else "a budget per order"
+    pairs = "ordered pairs" if name == "rdp" else "cases"
+    lines.append((name, f"{_VERDICT[r['holds']]} for {said}; tight D_α per order, "
+                        f"exact ({r['cases']} {pairs})"))
+    for o in r["orders"]:
+        mark = "ok" if o["holds"] else "exceeds"
+        where = _where(o.get("witness") or o.get("worst_case") or {})
+        lines.append((f"  α = {o['order']}", f"{short(o['value'])}  ≈ {o['approx']}   "
+                                              f"bound {o['bound']}: {mark}"
+                                              + (f"   at {where}" if where else "")))
+    return lines
+
+
+def _zcdp_lines(name: str, z: Mapping) -> list[tuple[str, str]]:
+    """The verdict of ``zcdp`` (or a partial-knowledge form) and its tight ρ*."""
+    lines = []
+    if z["exactness"] == "exact":
+        tight = f"{z['rho']}  ≈ {z['approx']}"
+    else:
+        tight = (f"≈ {z['approx']} (a certified enclosure, not exact: "
+                 f"[{short(z['enclosure'][0])}, {short(z['enclosure'][1])}])")
+    lines.append((name, f"{_VERDICT[z['holds']]} for ρ = {z['claim']['rho']}; tight ρ* "
+                        f"{tight}, attained at {z['attained']} — {z['method']}"))
+    where = _where(z.get("witness") or z.get("worst_case") or {})
+    if where:
+        lines.append(("  pair", where))
     return lines

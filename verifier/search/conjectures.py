@@ -31,6 +31,7 @@ from verifier.search.composition import (
     repeated_strategy,
     runs_add_up,
 )
+from verifier.search.renyi_small import apk_le_ppk_rdp, shown_moments
 from verifier.search.small import Instance
 from verifier.search.small_families import build, exhaustive, shrinks, strategy
 
@@ -301,6 +302,10 @@ CONJECTURES: dict[str, Conjecture] = {c.name: c for c in [
                "twice the PPK δ of one run at ε (false: the runs share the unknown records)",
                runs_add_up("ppk"), repeated_family, repeated_strategy,
                report=composition_report),
+    Conjecture("ppkrdp-implies-apkrdp", "PPK-RDP implies APK-RDP: the active attacker's "
+               "Rényi divergence D_2 is at most the passive one's (the converse of "
+               "APK-RDP ⇒ PPK-RDP, REFERENCE.md §8; false)", apk_le_ppk_rdp,
+               report=shown_moments),
 ]}
 
 

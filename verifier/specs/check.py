@@ -46,7 +46,7 @@ from verifier.model.user_code import load_from
 from verifier.notions.check import NOTIONS, Report, check_notions
 from verifier.notions.partial.cases import ordered_pairs
 from verifier.notions.problem import CheckProblem
-from verifier.notions.registry import RENYI
+from verifier.notions.registry import RENYI, Conditioning
 from verifier.specs.files import check_kind, check_tables, read_toml
 from verifier.specs.keys import Document, Table, anything, doubles, list_of, record_value
 from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
@@ -70,7 +70,9 @@ _TABLES = {
 COMMANDS = ("check", "sweep", "family", "curve", "prove", "reducible", "compose")
 # the limits a command applies, when not all of CHECK_LIMITS (plrv family reads none)
 LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k not in ("combinations", "memory"))}
-_KNOWING = ("apkdp", "ppkdp")  # the notions whose attacker knows records (ζ)
+# the notions whose attacker knows records (ζ): those conditioned on a background value
+_KNOWING = tuple(n.key for n in NOTIONS.values() if n.conditioning in (
+    Conditioning.VALUE_AND_CHOSEN_BACKGROUND, Conditioning.VALUE_AND_DRAWN_BACKGROUND))
 
 
 Spec = CheckProblem  # the public name of a parsed check spec (verifier.Spec)

@@ -52,6 +52,7 @@ from verifier.notions.composition.grid import Grid, parse_grid
 from verifier.notions.composition.partial_check import PARTIAL_NOTIONS
 from verifier.notions.dp.neighbours import Relation, replace_one
 from verifier.notions.problem import CheckProblem
+from verifier.notions.registry import PARTIAL_RENYI
 from verifier.notions.renyi.check import RenyiClaim
 from verifier.specs.check import parse_spec
 from verifier.specs.files import check_kind, check_tables, read_toml
@@ -136,6 +137,13 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
         raise SpecError(f"notions = {list(s.notions)!r}: plrv compose composes dp, or rdp "
                         f'and zcdp; write notions = ["dp"]', file=file, key="query.notions",
                         value=list(s.notions))
+    if any(n in PARTIAL_RENYI for n in s.notions):  # composition under partial knowledge
+        part = next(n for n in s.notions if n in PARTIAL_RENYI)
+        raise SpecError(f"notions = {list(s.notions)!r}: plrv compose composes dp, rdp and "
+                        f"zcdp over a neighbouring relation, and apkdp, ppkdp and noiseless; "
+                        f"not {part} (a Rényi form under partial knowledge): check one run "
+                        f"with plrv check", file=file,
+                        key="query.notions", value=list(s.notions))
     if s.renyi is not None and "composition" in raw:
         raise SpecError("[composition] sets the enclosure of dp's composition; rdp and zcdp "
                         "of a composition are exact (or certified) without one: remove it",

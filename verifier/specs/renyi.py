@@ -2,7 +2,10 @@
 :class:`~verifier.notions.renyi.check.RenyiClaim`::
 
     [query]
-    notions = ["rdp", "zcdp"]     # either or both, and no (ε, δ) notion beside them
+    notions = ["rdp", "zcdp"]     # either or both, and no (ε, δ) notion beside them; the
+                                  # forms under partial knowledge: apkrdp, ppkrdp,
+                                  # noiselessrdp (like rdp), apkzcdp, ppkzcdp,
+                                  # noiselesszcdp (like zcdp)
     orders = [2, 3, 4]            # rdp: integer orders 2 … 1024 (default 2, 3, 4, 5, 6, 8,
                                   #      16, 32, 64)
     rho = "1/2"                   # the claim D_α ≤ ρ·α (zcdp needs it; rdp takes it or:)
@@ -18,7 +21,7 @@ from __future__ import annotations
 from verifier.core.epsilon import parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import nonnegative, probability
-from verifier.notions.registry import NOTIONS, RENYI
+from verifier.notions.registry import NOTIONS, RDP_FORMS, RENYI, ZCDP_FORMS
 from verifier.notions.renyi.check import RenyiClaim
 from verifier.notions.renyi.divergence import check_order
 from verifier.specs.keys import Table, string
@@ -43,7 +46,8 @@ def read_renyi(query: Table, notions: tuple[str, ...]) -> RenyiClaim | None:
         raise query.fail("notions", f"rdp and zcdp are decided apart from {other!r}: list "
                                     f"only rdp and/or zcdp here, {other} in another spec",
                          list(notions))
-    rdp = "rdp" in asked
+    rdp = any(n in RDP_FORMS for n in asked)  # rdp, apkrdp, ppkrdp, noiselessrdp
+    zcdp = any(n in ZCDP_FORMS for n in asked)
     if not rdp:
         for key in query.given("orders", "rdp_epsilon"):
             raise query.fail(key, "applies to notion rdp; zcdp ranges over every order "
@@ -62,8 +66,8 @@ def read_renyi(query: Table, notions: tuple[str, ...]) -> RenyiClaim | None:
                                                 "rdp_epsilon"])
         if rho is not None:
             raise query.fail("rho", "give rho or rdp_epsilon, not both", query.raw["rho"])
-    if rho is None and ("zcdp" in asked or budgets is None):
-        need = "zcdp needs the claimed ρ (D_α ≤ ρ·α for every α > 1)" if "zcdp" in asked \
+    if rho is None and (zcdp or budgets is None):
+        need = "zcdp needs the claimed ρ (D_α ≤ ρ·α for every α > 1)" if zcdp \
             else "rdp needs a claim: rho (D_α ≤ ρ·α) or rdp_epsilon (one budget per order)"
         raise query.fail("rho", f"missing: {need}")
     eps = query.read("epsilon", parse_epsilon, None)
