@@ -63,13 +63,15 @@ def gallery_row(spec_file: str | Path, title: str = "") -> Row:
     ``D_2 ≤`` the spec's ε (the claim does not change the values)."""
     s = load_spec(spec_file, query={"delta": DELTA, "notions": [f[1] for f in FORMS]})
     report = run_spec(s)
-    claim = {"orders": [2], "budgets": [str(s.epsilon)]}
+    orders, budgets = [2], [str(s.epsilon)]
     relation = s.relation if s.relation is not None else replace_one(s.values, s.records)
-    rdp = check_renyi(s.mechanism, relation, ["rdp"], budget=s.budget, engine=s.engine, **claim)
+    rdp = check_renyi(s.mechanism, relation, ["rdp"], orders=orders, budgets=budgets,
+                      budget=s.budget, engine=s.engine)
     assert s.model is not None
     partial = check_renyi_partial(s.mechanism, s.model, [f[2] for f in FORMS[1:]],
                                   knowledge=s.knowledge, targets=s.targets, pairs=s.pairs,
-                                  budget=s.budget, engine=s.engine, **claim)
+                                  orders=orders, budgets=budgets, budget=s.budget,
+                                  engine=s.engine)
     renyi = {**rdp.results, **partial.results}
     return Row(Path(spec_file).name, title,
                {name: report.results[key].epsilon for name, key, _ in FORMS},
