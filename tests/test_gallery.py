@@ -64,9 +64,13 @@ def test_geometric_count_dp_by_hand(rows):
 
 
 def test_reducible_mechanisms_have_apk_equal_to_ppk(rows):
-    """A noisy count and a mean with independent records and known record values are
-    Θ-reducible (thesis Proposition 26, Theorem 2): APK and PPK agree; the moment identity
-    makes their D_2 agree too (every background's moment is the same)."""
+    """A mean over independent records with known record values is Θ-reducible (thesis
+    Proposition 26, Theorem 2). For the clamped geometric count, known count s: the unclamped
+    law is s + t + U + Z, so its loss law does not depend on s; clamping to 0..n merges only
+    outputs below s + t + U's range (loss ln 2 each) or above it (loss −ln 2 each), which
+    changes no loss. Randomized response reports the target alone. In all three every
+    background has the same APK δ and moment, so PPK (their average) equals APK; the three
+    others are not reducible and differ here."""
     for spec in ("geometric_count.toml", "mean.toml", "randomized_response.toml"):
         assert not rows[spec].apk_differs, spec
     for spec in ("thresholded_count.toml", "top1.toml", "sampling.toml"):

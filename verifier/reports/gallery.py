@@ -111,9 +111,11 @@ Every value is exact; a decimal beside it is a certified truncation, marked ≈.
   gives an output the other cannot.
 - **APK ≠ PPK** marks the rows where the passive attacker's value differs from the active
   one's in either table (it is never larger: Lemma 5, and an average of moments is at most
-  the largest). A count with noise and a mean are Θ-reducible (Proposition 26), so there the two
-  coincide; a thresholded count is not (Remark 2). An ∞ in both columns hides a difference in
-  δ: `plrv check` on the spec shows the APK and PPK δ at the spec's ε.
+  the largest). A mean is Θ-reducible (Proposition 26), so there the two coincide; so do they
+  for the clamped geometric count, whose loss law does not depend on the known count (clamping
+  to 0..n only merges outputs of equal loss); a thresholded count is not reducible (Remark 2).
+  An ∞ in both columns may hide a difference in δ: `plrv check` on the spec shows the APK
+  and PPK δ at the spec's ε.
 
 Regenerate this page with `python -m verifier.reports.gallery > docs/gallery.md`; a test
 checks that it is current.
