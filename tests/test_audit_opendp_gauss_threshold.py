@@ -9,13 +9,11 @@ from that closed form (not by plrv), ≈ 0.0585581; the library's map claims δ 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from gmpy2 import mpq
 from typer.testing import CliRunner
-
-pytest.importorskip("opendp")
-mpmath = pytest.importorskip("mpmath")
 
 from verifier.audit.adapters.opendp import ADAPTER
 from verifier.audit.adapters.opendp_gauss_threshold import release_delta
@@ -27,7 +25,11 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.model.expnoise import discrete_gaussian
 
-EXAMPLE = "examples/audit/opendp_gaussian_threshold.toml"
+pytest.importorskip("opendp")
+mpmath = pytest.importorskip("mpmath")
+
+EXAMPLE = str(Path(__file__).resolve().parents[1] / "examples" / "audit"
+              / "opendp_gaussian_threshold.toml")
 
 
 def case(args: dict, d_in: object = (1, 1, 1)) -> AuditCase:

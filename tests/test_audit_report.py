@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -20,7 +21,8 @@ from verifier.cli import app
 
 pytest.importorskip("opendp")
 
-EXAMPLE = "examples/audit/opendp_gaussian_threshold.toml"
+EXAMPLE = str(Path(__file__).resolve().parents[1] / "examples" / "audit"
+              / "opendp_gaussian_threshold.toml")
 
 
 def _report(tmp_path, config: str, *extra: str):

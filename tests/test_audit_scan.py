@@ -9,6 +9,7 @@ found by running every k, and k = 26 sound there.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from gmpy2 import mpq
@@ -105,8 +106,8 @@ def test_cli_scan_opendp_rr_is_sound_at_each_grid_point(tmp_path) -> None:
 @pytest.mark.slow
 def test_prv_accountant_first_unsound_k_is_27() -> None:
     pytest.importorskip("prv_accountant")
-    r = CliRunner().invoke(app, ["audit", "examples/audit/prv_accountant_scan.toml", "--json",
-                                 "--scan", "compose=20..30"])
+    config = Path(__file__).resolve().parents[1] / "examples" / "audit" / "prv_accountant_scan.toml"
+    r = CliRunner().invoke(app, ["audit", str(config), "--json", "--scan", "compose=20..30"])
     assert r.exit_code == 1, r.output
     scan = json.loads(r.output)["scans"][0]
     assert scan["first_unsound"] == "27" and scan["last_sound"] == "26"

@@ -27,8 +27,14 @@ from __future__ import annotations
 
 from gmpy2 import mpq
 
-from verifier.audit.adapters.opendp_args import I32, U32, NegativeClaim, int_arg, opendp, \
-    scale_arg
+from verifier.audit.adapters.opendp_args import (
+    I32,
+    U32,
+    NegativeClaim,
+    int_arg,
+    opendp,
+    scale_arg,
+)
 from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.judge import read_double
 from verifier.core.binary64 import F64
