@@ -126,6 +126,13 @@ def _decide(file: str, case: AuditCase, ad: Adapter, run: Callable[[AuditCase], 
                         (f"undecided: {exc}",))
 
 
+def _decider(file: str, ad: Adapter, run: Callable[[AuditCase], AuditRow]
+             ) -> Callable[[AuditCase], AuditRow]:
+    def decide(case: AuditCase) -> AuditRow:
+        return _decide(file, case, ad, run)
+    return decide
+
+
 def _scan(file: str, cases: Sequence[AuditCase], scan: Scan) -> AuditResult:
     """Each case scanned over ``scan`` (:mod:`verifier.audit.scan`): the rows of every
     decided point, in order, and one :class:`ScanResult` per case."""
@@ -133,7 +140,7 @@ def _scan(file: str, cases: Sequence[AuditCase], scan: Scan) -> AuditResult:
     for case in cases:
         ad = _adapter(file, case)
         run = _constructor(file, case, ad)
-        results.append(run_scan(case, scan, lambda c, ad=ad, run=run: _decide(file, c, ad, run)))
+        results.append(run_scan(case, scan, _decider(file, ad, run)))
     rows = tuple(p.row for r in results for p in r.points if p.row is not None)
     return AuditResult(file, rows, None, (), tuple(results))
 

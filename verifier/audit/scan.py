@@ -28,7 +28,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-import gmpy2
 from gmpy2 import mpq
 
 from verifier.audit.case import ArgValue, AuditCase, AuditRow
@@ -112,8 +111,8 @@ def _item(raw: str, key: str, text: str) -> ArgValue | Epsilon | mpq:
 
 
 def _nearest(q: mpq) -> F64:
-    with gmpy2.context(gmpy2.ieee(64)):  # round to nearest, ties to even: binary64
-        return f64(float(gmpy2.mpfr(q)), _NAME)
+    # int / int is correctly rounded (nearest, ties to even) in CPython: the nearest double
+    return f64(int(q.numerator) / int(q.denominator), _NAME)
 
 
 def _grid_value(q: F64, key: str) -> ArgValue | Epsilon | mpq:

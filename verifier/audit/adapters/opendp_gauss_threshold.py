@@ -120,7 +120,7 @@ def gaussian_threshold_row(case: AuditCase) -> AuditRow:
              f"scale = σ = {sigma} = {format_rational(sigma.exact)} exactly",
              f"over maps differing in one key: {left} against {{}} releases the key with "
              f"probability P[Z ≥ {t - value}] ≈ {mass.approx()} against the claimed δ = "
-             f"{delta} ≈ {float(delta.exact):.6g}{finding}",
+             f"{delta}{finding}",
              "over the whole relation δ = 1 at every ρ, approached as zero-valued keys are "
              "added (the witness's family): exact")
     witness = {"inputs": (left, {}), "outputs": "every released value of key 'a' (v + Z ≥ T)",
