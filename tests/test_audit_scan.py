@@ -98,6 +98,9 @@ def test_cli_scan_opendp_rr_is_sound_at_each_grid_point(tmp_path) -> None:
     eps = [p["tight_epsilon"]["value"] for p in out["scans"][0]["points"]]
     assert eps == ["0", "ln(3)", "inf"]
     assert out["scans"][0]["first_unsound"] is None and len(out["cases"]) == 3
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = Path(__file__).resolve().parents[1] / "schemas" / "audit-output.v1.json"
+    jsonschema.validate(out, json.loads(schema.read_text(encoding="utf-8")))
     r = CliRunner().invoke(app, ["audit", str(cfg), "--scan", "args.prob=1/2..1/3",
                                  "--conformance", "5"])
     assert r.exit_code == 2 and "--conformance" in r.output
