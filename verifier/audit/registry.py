@@ -52,6 +52,8 @@ _MODULES: dict[str, tuple[str, str, str, str]] = {
                        "PRV_ACCOUNTANT"),
     "diffprivlib": ("diffprivlib", "diffprivlib", "verifier.audit.adapters.diffprivlib",
                     "ADAPTER"),
+    "pipeline_dp": ("pipeline_dp", "pipelinedp", "verifier.audit.adapters.pipelinedp",
+                    "ADAPTER"),
 }
 
 LIBRARIES = tuple(_MODULES)
