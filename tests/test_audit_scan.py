@@ -50,6 +50,16 @@ def test_parse_refusals_name_the_option(text: str) -> None:
         parse_scan(text)
 
 
+def test_compose_beyond_the_config_limit_is_refused() -> None:
+    from verifier.specs.audit import MAX_COMPOSE
+
+    with pytest.raises(InvalidArgument, match=f"above {MAX_COMPOSE}"):
+        parse_scan(f"compose=1..{MAX_COMPOSE + 1}", MAX_COMPOSE)
+    with pytest.raises(InvalidArgument, match="starts at 1"):
+        parse_scan("compose=0,5", MAX_COMPOSE)
+    assert parse_scan(f"compose=1..{MAX_COMPOSE}", MAX_COMPOSE).method == "bisection"
+
+
 def test_with_value_replaces_one_key() -> None:
     c = _case(args={"prob": F64(0.75)})
     assert with_value(c, "args.prob", F64(0.5)).args == {"prob": F64(0.5)}

@@ -123,8 +123,20 @@ def _grid_value(q: F64, key: str) -> ArgValue | Epsilon | mpq:
     return q
 
 
-def parse_scan(text: str) -> Scan:
-    """``KEY=RANGE`` read and checked (see the module); errors name ``--scan``."""
+def parse_scan(text: str, max_compose: int | None = None) -> Scan:
+    """``KEY=RANGE`` read and checked (see the module); errors name ``--scan``. A ``compose``
+    above ``max_compose`` (the config's own limit) is refused as the config would refuse it."""
+    scan = _parse(text)
+    if scan.key == "compose":
+        ks = [v for v in scan.values if isinstance(v, int)]  # every compose value is an int
+        if max_compose is not None and max(ks) > max_compose:
+            raise _fail(text, f"compose goes above {max_compose}, the most an audit composes")
+        if min(ks) < 1:
+            raise _fail(text, "compose starts at 1")
+    return scan
+
+
+def _parse(text: str) -> Scan:
     key, eq, rng = text.partition("=")
     key = key.strip()
     if not eq:
@@ -145,8 +157,6 @@ def parse_scan(text: str) -> Scan:
         a, b = int(lo), int(hi)
         if a > b:
             raise _fail(text, f"LO = {a} is above HI = {b}")
-        if key == "compose" and a < 1:
-            raise _fail(text, "compose starts at 1")
         if b - a + 1 <= MAX_LINEAR:
             return Scan(key, tuple(range(a, b + 1)), "linear", text)
         return Scan(key, (a, b), "bisection", text)

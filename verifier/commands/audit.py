@@ -19,9 +19,9 @@ def audit_config(config: Path, json_out: bool, conformance: int | None,
     (None: unknown)."""
     from verifier.audit.runner import run_audit
     from verifier.audit.scan import parse_scan
-    from verifier.specs.audit import load_audit_config
+    from verifier.specs.audit import MAX_COMPOSE, load_audit_config
 
-    parsed = parse_scan(scan) if scan is not None else None
+    parsed = parse_scan(scan, MAX_COMPOSE) if scan is not None else None
     s = load_audit_config(config)
     result = run_audit(s.cases, s.file, conformance, parsed)
     written = None
