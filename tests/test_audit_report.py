@@ -79,3 +79,28 @@ def test_no_file_for_a_sound_case_and_a_file_is_refused(tmp_path) -> None:
     blocker.write_text("")
     r = CliRunner().invoke(app, ["audit", str(cfg), "--report", str(blocker)])
     assert r.exit_code == 2 and "--report" in r.output
+
+
+def _script(md) -> str:
+    return re.search(r"```python\n(.*?)```", md.read_text(), re.S).group(1)
+
+
+@pytest.mark.parametrize("config, expected", [
+    # dp_accounting's PLD accountant at k = 100 returns one run's ε (docs/how-to/audit.md)
+    ("dp_accounting_count.toml", "claim: get_epsilon(delta) = 1.0973657769868632"),
+    # PipelineDP: five budgets of fl(1/5) sum to 1 + 2^-54 = 18014398509481985/2^54
+    ("pipeline_dp.toml", "sum of count * eps, exactly: 18014398509481985/18014398509481984"),
+])
+def test_accountant_reports_reproduce_the_claim_with_the_library_alone(tmp_path, config,
+                                                                        expected) -> None:
+    library = "dp_accounting" if config.startswith("dp_") else "pipeline_dp"
+    pytest.importorskip(library)
+    path = str(Path(EXAMPLE).parent / config)
+    r, out = _report(tmp_path, path)
+    assert r.exit_code == 1, r.output
+    (md,) = sorted(out.iterdir())[:1]
+    script = _script(md)
+    assert "verifier" not in script and "accountant draws nothing" in md.read_text()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert expected in done.stdout.splitlines()

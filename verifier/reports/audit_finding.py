@@ -18,6 +18,7 @@ from verifier.audit.runner import AuditResult
 from verifier.core.binary64 import F64
 from verifier.core.errors import InvalidArgument
 from verifier.reports.audit import row_json
+from verifier.reports.audit_repro import accountant_script
 
 __all__ = ["write_reports", "finding_markdown", "reproduction"]
 
@@ -81,6 +82,9 @@ def reproduction(row: AuditRow, draws: int = 100_000) -> str | None:
     count the library's own draws (None when plrv writes none for this constructor)."""
     c = row.case
     inputs = row.witness.get("inputs")
+    accountant = accountant_script(c)
+    if accountant is not None:
+        return accountant
     if c.library == "opendp":
         args = _args(dict(c.args))
         head = ["import collections", "import opendp.prelude as dp",
@@ -151,10 +155,12 @@ def finding_markdown(row: AuditRow, version: str) -> str:
     out.append("")
     script = reproduction(row)
     if script is not None:
-        out += ["## Reproduction (the library only)", "",
-                "The script builds the same object, prints the claim, and counts the "
-                "library's own draws at the two witness inputs:", "", "```python", script,
-                "```", ""]
+        what = ("builds the same accountant, composes the same runs and prints the claim "
+                "(an accountant draws nothing)" if accountant_script(c) is not None else
+                "builds the same object, prints the claim, and counts the library's own "
+                "draws at the two witness inputs")
+        out += ["## Reproduction (the library only)", "", f"The script {what}:", "",
+                "```python", script, "```", ""]
     return "\n".join(out)
 
 
