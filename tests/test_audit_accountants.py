@@ -271,6 +271,7 @@ def test_autodp_rdp_k100_is_sound():
 @pytest.mark.parametrize("name, library, code", [
     ("dp_accounting.toml", "dp_accounting", 0),
     ("dp_accounting_count.toml", "dp_accounting", 1),
+    ("dp_accounting_events.toml", "dp_accounting", 1),
     ("autodp.toml", "autodp", 1),
 ])
 @pytest.mark.slow

@@ -457,6 +457,12 @@ CASES: list[Case] = [
          lambda r: _j(r, "cases")[0]["tight"]["epsilon"]["value"] == "ln(3)"),
     Case("audit", "--conformance", ("audit", "{audit1}", "--json", "--conformance", "20"),
          lambda r: _j(r, "conformance") == 20),
+    # prob 1/2 .. 1 on a grid of 3: ε = 0, ln 3, ∞ — the claim ln(p/(1−p)) holds at each
+    Case("audit", "--scan", ("audit", "{audit1}", "--json", "--scan", "args.prob=1/2..1/3"),
+         lambda r: [p["value"].split()[0] for p in _j(r, "scans")[0]["points"]]
+         == ["0.5", "0.75", "1.0"]),
+    Case("audit", "--report", ("audit", "{audit1}", "--report", "{out}/rep"),
+         lambda r: r.code == 0 and (r.out / "rep").is_dir()),
     # ---- curve (rr1: δ = 3/4 − e^ε/4 below ln 3, then 0)
     Case("curve", "--json", ("curve", "{rr1}", "--json"),
          lambda r: _j(r, "notions", "dp", "breakpoints") == ["ln(3)"]),

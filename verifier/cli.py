@@ -362,15 +362,26 @@ def audit(spec: Annotated[Path, typer.Argument(
           conformance: Annotated[int | None, typer.Option(
               "--conformance", min=1, help="Also draw N outputs from the library at each "
                                            "witness input and test them against plrv's law "
-                                           "(needs plrv[conformance]).")] = None) -> int:
+                                           "(needs plrv[conformance]).")] = None,
+          scan: Annotated[str | None, typer.Option(
+              "--scan", metavar="KEY=RANGE",
+              help="Decide every case at each value of KEY (compose, epsilon, delta, d_in, "
+                   "args.NAME, options.NAME): LO..HI integers (bisection beyond 200), "
+                   "LO..HI/N doubles, or V1,V2,…; report the first unsound value.")] = None,
+          report: Annotated[Path | None, typer.Option(
+              "--report", metavar="DIR",
+              help="Write one Markdown report per unsound case into DIR (library version, "
+                   "configuration, claim, exact values, witness, reproduction script).")
+          ] = None) -> int:
     """Audit the privacy claims of DP libraries (opendp, dp_accounting, autodp,
-    prv_accountant, diffprivlib), one row per [[case]]: the library's own claim against the
-    exact (or certified) tight values of the law it implements. 0 all sound, 1 any unsound,
-    3 any unknown."""
+    prv_accountant, diffprivlib, pipeline_dp), one row per [[case]]: the library's own claim
+    against the exact (or certified) tight values of the law it implements. 0 all sound,
+    1 any unsound, 3 any unknown."""
     from verifier.commands.audit import audit_config
 
-    refuse_options("plrv audit", typed_options(), {"--json", "--conformance"})
-    return _verdict(audit_config(spec, json_out, conformance))
+    refuse_options("plrv audit", typed_options(),
+                   {"--json", "--conformance", "--scan", "--report"})
+    return _verdict(audit_config(spec, json_out, conformance, scan, report))
 
 
 # the commands about proofs and evidence register themselves on the same application

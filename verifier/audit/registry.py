@@ -45,12 +45,14 @@ class Adapter:
 # library name in a config -> (import name of the library, pip extra, adapter module, attribute)
 _MODULES: dict[str, tuple[str, str, str, str]] = {
     "opendp": ("opendp", "opendp", "verifier.audit.adapters.opendp", "ADAPTER"),
-    "dp_accounting": ("dp_accounting", "accounting", "verifier.audit.adapters.accountants",
+    "dp_accounting": ("dp_accounting", "accounting", "verifier.audit.adapters.accountants_dpa",
                       "DP_ACCOUNTING"),
     "autodp": ("autodp", "autodp", "verifier.audit.adapters.accountants", "AUTODP"),
     "prv_accountant": ("prv_accountant", "prv", "verifier.audit.adapters.accountants",
                        "PRV_ACCOUNTANT"),
     "diffprivlib": ("diffprivlib", "diffprivlib", "verifier.audit.adapters.diffprivlib",
+                    "ADAPTER"),
+    "pipeline_dp": ("pipeline_dp", "pipelinedp", "verifier.audit.adapters.pipelinedp",
                     "ADAPTER"),
 }
 

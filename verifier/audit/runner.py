@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.conformance import Fit, goodness_of_fit
 from verifier.audit.registry import Adapter, adapter
+from verifier.audit.scan import Scan, ScanResult, run_scan
 from verifier.core.errors import (
     SpecError,
     Undecided,
@@ -42,13 +43,17 @@ class AuditResult:
     rows: tuple[AuditRow, ...]
     conformance: int | None
     fits: tuple[tuple[Fit, ...], ...] = ()
+    scans: tuple[ScanResult, ...] = ()
 
     @property
     def holds(self) -> bool | None:
-        """False if any case is unsound, None if any is unknown (and none unsound)."""
+        """False if any case is unsound, None if any is unknown (and none unsound) or a
+        scanned value could not be decided."""
         verdicts = {r.verdict for r in self.rows}
         if "unsound" in verdicts:
             return False
+        if any(p.row is None for s in self.scans for p in s.points):
+            return None
         return None if "unknown" in verdicts else True
 
 
@@ -112,9 +117,45 @@ def _conform(file: str, case: AuditCase, row: AuditRow, ad: Adapter, n: int
     return row.with_notes(*notes), tuple(fits)
 
 
-def run_audit(cases: Sequence[AuditCase], file: str, conformance: int | None = None
-              ) -> AuditResult:
-    """Every case of the config, decided (see the module)."""
+def _decide(file: str, case: AuditCase, ad: Adapter, run: Callable[[AuditCase], AuditRow]
+            ) -> AuditRow:
+    try:
+        return _call(file, case, "the audit", run, case)
+    except Undecided as exc:  # certified arithmetic did not decide: unknown, not an error
+        return AuditRow(case, None, None, None, None, "unknown", None, "enclosure", {},
+                        (f"undecided: {exc}",))
+
+
+def _decider(file: str, ad: Adapter, run: Callable[[AuditCase], AuditRow]
+             ) -> Callable[[AuditCase], AuditRow]:
+    def decide(case: AuditCase) -> AuditRow:
+        return _decide(file, case, ad, run)
+    return decide
+
+
+def _scan(file: str, cases: Sequence[AuditCase], scan: Scan) -> AuditResult:
+    """Each case scanned over ``scan`` (:mod:`verifier.audit.scan`): the rows of every
+    decided point, in order, and one :class:`ScanResult` per case."""
+    results = []
+    for case in cases:
+        ad = _adapter(file, case)
+        run = _constructor(file, case, ad)
+        results.append(run_scan(case, scan, _decider(file, ad, run)))
+    rows = tuple(p.row for r in results for p in r.points if p.row is not None)
+    return AuditResult(file, rows, None, (), tuple(results))
+
+
+def run_audit(cases: Sequence[AuditCase], file: str, conformance: int | None = None,
+              scan: Scan | None = None) -> AuditResult:
+    """Every case of the config, decided (see the module); with ``scan``, each case at every
+    value of the scanned key (``conformance`` does not apply to a scan)."""
+    if scan is not None:
+        if conformance is not None:
+            from verifier.core.errors import InvalidArgument
+            raise InvalidArgument("--conformance does not apply with --scan (it samples one "
+                                  "case's witness; scan first, then test the boundary's case)",
+                                  argument="--conformance", value=conformance)
+        return _scan(file, cases, scan)
     if conformance is not None and not 1 <= conformance <= MAX_CONFORMANCE:
         from verifier.core.errors import InvalidArgument
         raise InvalidArgument(f"--conformance {conformance} is not between 1 and "
@@ -125,11 +166,7 @@ def run_audit(cases: Sequence[AuditCase], file: str, conformance: int | None = N
         plan.append((case, ad, _constructor(file, case, ad)))
     rows, fits = [], []
     for case, ad, run in plan:
-        try:
-            row = _call(file, case, "the audit", run, case)
-        except Undecided as exc:  # certified arithmetic did not decide: unknown, not an error
-            row = AuditRow(case, None, None, None, None, "unknown", None, "enclosure", {},
-                           (f"undecided: {exc}",))
+        row = _decide(file, case, ad, run)
         found: tuple[Fit, ...] = ()
         if conformance is not None:
             row, found = _conform(file, case, row, ad, conformance)

@@ -12,18 +12,32 @@ from pathlib import Path
 __all__ = ["audit_config"]
 
 
-def audit_config(config: Path, json_out: bool, conformance: int | None) -> bool | None:
-    """Run CONFIG's cases and print the report; the overall verdict (None: unknown)."""
+def audit_config(config: Path, json_out: bool, conformance: int | None,
+                 scan: str | None = None, report: Path | None = None) -> bool | None:
+    """Run CONFIG's cases (each over the ``--scan`` range, if given) and print the report,
+    writing one Markdown report per unsound case into ``report``; the overall verdict
+    (None: unknown)."""
     from verifier.audit.runner import run_audit
-    from verifier.specs.audit import load_audit_config
+    from verifier.audit.scan import parse_scan
+    from verifier.specs.audit import MAX_COMPOSE, load_audit_config
 
+    parsed = parse_scan(scan, MAX_COMPOSE) if scan is not None else None
     s = load_audit_config(config)
-    result = run_audit(s.cases, s.file, conformance)
+    result = run_audit(s.cases, s.file, conformance, parsed)
+    written = None
+    if report is not None:
+        from verifier.reports.audit_finding import write_reports
+        written = write_reports(result, report)
     if json_out:
         from verifier.commands.common import print_json
         from verifier.reports.audit import audit_json
         print_json(audit_json(result))
+    elif result.scans:
+        from verifier.reports.audit import print_scans
+        print_scans(result)
     else:
         from verifier.reports.audit import print_audit
         print_audit(result)
+    if written is not None and not json_out:
+        print(f"report: {len(written)} unsound case(s) written to {report}")
     return result.holds

@@ -16,6 +16,7 @@ from gmpy2 import mpq
 
 from verifier.audit.case import AuditRow, Enclosure
 from verifier.audit.runner import AuditResult
+from verifier.audit.scan import ScanPoint, ScanResult
 from verifier.core.binary64 import F64
 from verifier.core.certified import Certified, decimal_string
 from verifier.core.delta import Delta
@@ -23,7 +24,7 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
 from verifier.reports.json_out import jsonable
 
-__all__ = ["audit_json", "print_audit", "value_json", "SCHEMA"]
+__all__ = ["audit_json", "print_audit", "print_scans", "scan_json", "value_json", "SCHEMA"]
 
 SCHEMA = "plrv/audit-output.v1"
 _PREC = 128
@@ -104,11 +105,60 @@ def _overall(result: AuditResult) -> str:
     return {True: "sound", False: "unsound", None: "unknown"}[result.holds]
 
 
+def scan_json(scan: ScanResult) -> dict:
+    """One scanned case: every point (value, verdict, claim and tight ε, error), the first
+    unsound value, the last sound one before it, and the changes between points."""
+    def point(p: ScanPoint) -> dict:
+        r = p.row
+        return {"value": p.value, "verdict": p.verdict, "error": p.error,
+                "claim_epsilon": None if r is None else value_json(r.claim_epsilon),
+                "tight_epsilon": None if r is None else value_json(r.tight_epsilon),
+                "claim_delta": None if r is None else value_json(r.claim_delta),
+                "tight_delta": None if r is None else value_json(r.tight_delta)}
+    return {"case": scan.case, "key": scan.key, "method": scan.method,
+            "first_unsound": scan.first_unsound, "last_sound": scan.last_sound,
+            "changes": list(scan.changes), "points": [point(p) for p in scan.points]}
+
+
 def audit_json(result: AuditResult) -> dict:
-    """The whole audit as one JSON object (``schemas/audit-output.v1.json``)."""
-    return {"schema": SCHEMA, "file": result.file, "verdict": _overall(result),
-            "holds": result.holds, "conformance": result.conformance,
-            "cases": [row_json(r) for r in result.rows]}
+    """The whole audit as one JSON object (``schemas/audit-output.v1.json``); with
+    ``--scan``, ``cases`` holds the row of every decided point and ``scans`` the search."""
+    out = {"schema": SCHEMA, "file": result.file, "verdict": _overall(result),
+           "holds": result.holds, "conformance": result.conformance,
+           "cases": [row_json(r) for r in result.rows]}
+    if result.scans:
+        out["scans"] = [scan_json(s) for s in result.scans]
+    return out
+
+
+def print_scans(result: AuditResult) -> None:
+    """Each scanned case: a table of its points, then the boundary found."""
+    from rich.table import Table
+
+    from verifier.reports.terminal import console
+
+    c = console(160)
+    for s in result.scans:
+        table = Table(title=f"case[{s.case}] scanned over {s.key} ({s.method})")
+        for head in ("value", "claim ε", "tight ε", "claim δ", "tight δ", "verdict"):
+            table.add_column(head)
+        for p in s.points:
+            j = scan_json(ScanResult(s.case, s.key, s.method, (p,), None, None, ()))
+            q = j["points"][0]
+            table.add_row(p.value, _short(q["claim_epsilon"]), _short(q["tight_epsilon"]),
+                          _short(q["claim_delta"]), _short(q["tight_delta"]),
+                          p.verdict if p.error is None else f"error: {p.error}")
+        c.print(table)
+        if s.first_unsound is None:
+            c.print(f"case[{s.case}]: no unsound value of {s.key} found")
+        else:
+            below = f" (last sound before it: {s.last_sound})" if s.last_sound else ""
+            c.print(f"case[{s.case}]: first unsound {s.key} = {s.first_unsound}{below}"
+                    + (" — a proved change of verdict; the smallest if soundness is "
+                       "monotone in the key" if s.method == "bisection" else ""))
+        for change in s.changes:
+            c.print(f"  change: {change}")
+    c.print(f"verdict: {_overall(result)}")
 
 
 def _short(v: Mapping | None) -> str:

@@ -27,10 +27,13 @@ accountant is asked at is handed to it as a double, and that double is the claim
   ``REPLACE_ONE``; ``options.accountant = "pld"`` (``PLDAccountant``, with its
   ``value_discretization_interval`` option, default the library's) or ``"rdp"``
   (``RdpAccountant``); ``options.composition`` is ``"count"`` (default: one
-  ``compose(event, count=k)``, the documented way) or ``"repeat"`` (``k`` calls of
-  ``compose(event)``, ``k ≤ 1000``). dp_accounting 0.6's ``PLDAccountant`` drops
-  ``count`` for this event (it composes the event's PLD once), so ``"count"`` audits that
-  path. The ``m − 2`` buckets other than the two inputs' are one output (ratio 1).
+  ``compose(event, count=k)``, the documented way), ``"repeat"`` (``k`` calls of
+  ``compose(event)``, ``k ≤ 1000``) or ``"self_composed"`` (one
+  ``compose(SelfComposedDpEvent(event, k))``). dp_accounting 0.6's ``PLDAccountant`` drops
+  ``count`` for this event (it composes the event's PLD once), and turns a
+  ``SelfComposedDpEvent`` into that same count, so ``"count"`` and ``"self_composed"`` audit
+  that path. Its other events: :mod:`verifier.audit.adapters.accountants_dpa`. The ``m − 2``
+  buckets other than the two inputs' are one output (ratio 1).
 
 All the mechanisms are symmetric in their two inputs (relabelling the outputs swaps them),
 so the pair of inputs 0 and 1 is a worst case.
@@ -61,7 +64,9 @@ from verifier.core.certified import exp_bounds
 from verifier.core.distribution import Dist
 from verifier.core.errors import BudgetExceeded, InvalidArgument, OutOfRange
 
-__all__ = ["PRV_ACCOUNTANT", "AUTODP", "DP_ACCOUNTING", "BRACKET_BITS", "MAX_REPEAT"]
+__all__ = ["PRV_ACCOUNTANT", "AUTODP", "BRACKET_BITS", "MAX_REPEAT", "composition",
+           "dpa_compose", "dpa_rr", "approximate_pair",
+           "k_of", "query", "read_run", "version_of"]
 
 BRACKET_BITS = 128  # precision of the rationals that bracket e^d for a double ε d
 # k calls of dp_accounting's compose(event): 1000 take about a second, 10 000 minutes
@@ -308,11 +313,7 @@ def _dpa_rr(case: AuditCase) -> AuditRow:
 
     case.only(("noise_parameter", "num_buckets"), ("accountant", "composition",
               "value_discretization_interval"), compose=True, epsilon=True, delta=True)
-    how = case.options.get("composition", "count")
-    if how not in ("count", "repeat"):
-        raise InvalidArgument(f"options.composition = {how!r}: give \"count\" "
-                              f"(compose(event, k)) or \"repeat\" (k calls of compose(event))",
-                              argument="options.composition", value=how)
+    how = composition(case)
     notes: list[str] = []
     p = in_range(double_arg(case, "noise_parameter", notes), "args.noise_parameter", gt=0,
                  lt=1, why=" (the library's range)")
@@ -345,11 +346,7 @@ def _dpa_rr(case: AuditCase) -> AuditRow:
                else pld.PLDAccountant(relation, value_discretization_interval=interval.double))
     else:
         acc = rdp.RdpAccountant(neighboring_relation=relation)
-    if how == "count":
-        quiet(acc.compose, event, k, notes=notes)
-    else:
-        for _ in range(k):
-            quiet(acc.compose, event, notes=notes)
+    dpa_compose(acc, event, k, how, notes)
 
     def read(which: str, x: float) -> float:
         return float(acc.get_epsilon(x) if which == "delta" else acc.get_delta(x))
@@ -359,9 +356,40 @@ def _dpa_rr(case: AuditCase) -> AuditRow:
                  f"{'PLDAccountant' if accountant == 'pld' else 'RdpAccountant'}"
                  f"{' (default discretisation)' if default else ''}"
                  f", REPLACE_ONE, "
-                 f"{'compose(event, count=k)' if how == 'count' else 'k calls of compose(event)'}")
+                 f"{_HOW[how]}")
     return _run(case, c, notes, which, at, read, _witness(k, *pair))
 
 
-DP_ACCOUNTING = Adapter("dp_accounting", "accounting",
-                        {"RandomizedResponseDpEvent": _dpa_rr})
+_HOW = {"count": "compose(event, count=k)", "repeat": "k calls of compose(event)",
+        "self_composed": "compose(SelfComposedDpEvent(event, k))"}
+
+
+def composition(case: AuditCase) -> str:
+    """``options.composition`` of a dp_accounting case (default ``"count"``), checked."""
+    how = case.options.get("composition", "count")
+    if not isinstance(how, str) or how not in _HOW:
+        raise InvalidArgument(f"options.composition = {how!r}: give \"count\" "
+                              f"(compose(event, k)), \"repeat\" (k calls of compose(event)) "
+                              f"or \"self_composed\" (compose(SelfComposedDpEvent(event, k)))",
+                              argument="options.composition", value=how)
+    return how
+
+
+def dpa_compose(acc: Any, event: Any, k: int, how: str, notes: list[str]) -> None:
+    """Compose ``event`` ``k`` times into the dp_accounting accountant ``acc`` the way
+    ``options.composition`` says (``how``, checked by :func:`composition`): one
+    ``compose(event, k)``, ``k`` calls, or one ``SelfComposedDpEvent(event, k)``."""
+    from dp_accounting import dp_event
+
+    if how == "count":
+        quiet(acc.compose, event, k, notes=notes)
+    elif how == "self_composed":
+        quiet(acc.compose, dp_event.SelfComposedDpEvent(event, k), notes=notes)
+    else:
+        for _ in range(k):
+            quiet(acc.compose, event, notes=notes)
+
+
+# shared with the other dp_accounting events (verifier.audit.adapters.accountants_dpa)
+k_of, query, read_run, version_of, dpa_rr = _k, _query, _run, _version, _dpa_rr
+approximate_pair = _approximate  # and with PipelineDP (verifier.audit.adapters.pipelinedp)

@@ -25,7 +25,8 @@ input metric calls neighbours at ``d_in``:
   permute-and-flip, whose law is an exponential sum in the scores over the double scale
   (:mod:`~verifier.audit.adapters.opendp_noisy_max`), over the score vectors given as inputs;
 * ``make_laplace_threshold`` on a map of integer counts (``L01Inf``, a missing key counting
-  as 0).
+  as 0), and ``make_gaussian_threshold`` (``L02Inf``, approximate zCDP:
+  :mod:`~verifier.audit.adapters.opendp_gauss_threshold`).
 
 A ``sound`` verdict is a proof that the tight value is at most the claim; ``unsound`` a proof
 that it exceeds it, with the inputs (and outputs) that witness it.
@@ -36,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verifier.audit.adapters.opendp_args import NegativeClaim, version
+from verifier.audit.adapters.opendp_gauss_threshold import gaussian_threshold_row
 from verifier.audit.adapters.opendp_noise import (
     gaussian_row,
     laplace_row,
@@ -76,6 +78,7 @@ ADAPTER = Adapter(
         "make_noisy_max": _guarded(noisy_max_row),
         "make_noisy_top_k": _guarded(noisy_max_row),
         "make_laplace_threshold": _guarded(threshold_row),
+        "make_gaussian_threshold": _guarded(gaussian_threshold_row),
     },
     sample=sample,
     law=law,

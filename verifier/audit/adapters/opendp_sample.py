@@ -4,7 +4,7 @@ decided the case on, over the same outcomes.
 Randomized response and the bounded geometric have finite rational laws, given exactly.
 Noisy max / top-k has finitely many outcomes with exponential-sum masses; the discrete
 Laplace and Gaussian laws (``make_laplace``, ``make_geometric`` without bounds,
-``make_gaussian`` on an integer, and ``make_laplace_threshold``) have transcendental masses
+``make_gaussian`` on an integer, and the Laplace and Gaussian thresholds) have transcendental masses
 and infinitely many outcomes. For the goodness-of-fit test only, the outcomes within ``TAIL``
 of the centre (or above the threshold) are kept one by one and the rest pooled into tail
 cells, and each mass is the midpoint of its certified enclosure at ``PRECISION`` bits, scaled
@@ -35,6 +35,8 @@ from verifier.model.expnoise import ExpNoise, discrete_gaussian, discrete_laplac
 __all__ = ["sample", "law", "TAIL", "PRECISION", "NOISE", "TOP_K"]
 
 NOISE = ("make_laplace", "make_geometric", "make_gaussian")  # integer noise on one integer
+THRESHOLD = ("make_laplace_threshold", "make_gaussian_threshold")
+GAUSSIAN = ("make_gaussian", "make_gaussian_threshold")
 TOP_K = ("make_noisy_max", "make_noisy_top_k")
 
 TAIL = 60  # outcomes kept one by one on each side of the centre (above the threshold)
@@ -105,7 +107,7 @@ def _integer(x: object) -> int:
 
 def _noise(case: AuditCase) -> ExpNoise:
     scale = od.double_arg(case, "scale").exact
-    return discrete_gaussian(scale) if case.constructor == "make_gaussian" \
+    return discrete_gaussian(scale) if case.constructor in GAUSSIAN \
         else discrete_laplace(scale)
 
 
@@ -169,7 +171,7 @@ def law(case: AuditCase, x: object) -> Dist:
         return _noise_cells(_noise(case), _integer(x))
     if c in TOP_K:
         return _top_k_cells(case, x)
-    if c == "make_laplace_threshold":
+    if c in THRESHOLD:
         return _threshold_cells(_noise(case), od.int_arg(case, "args.threshold",
                                                          case.arg("threshold")),
                                 _threshold_value(x))
@@ -211,11 +213,12 @@ def sample(case: AuditCase, x: object, n: int) -> Sequence[Hashable]:
         return [_noise_cell(meas(v), v) for _ in range(n)]
     if c in TOP_K:
         return _top_k_draws(case, x, n)
-    if c == "make_laplace_threshold":
+    if c in THRESHOLD:
         t = od.int_arg(case, "args.threshold", case.arg("threshold"))
-        meas = dp.m.make_laplace_threshold(
+        metric = dp.l01inf_distance if c == "make_laplace_threshold" else dp.l02inf_distance
+        meas = getattr(dp.m, c)(
             dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T=int)),
-            dp.l01inf_distance(dp.absolute_distance(T=int)), scale=scale, threshold=t)
+            metric(dp.absolute_distance(T=int)), scale=scale, threshold=t)
         _threshold_value(x)
         return [_threshold_cell(meas(x), t) for _ in range(n)]
     raise InvalidArgument(f"no sampler for {c}", argument="constructor", value=c)
