@@ -37,11 +37,13 @@ from verifier.core.numbers import (
     rational,
 )
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
-from verifier.model.user_code import Loader, UserFunction, as_output_dist
+from verifier.model.program_enum import DEFAULT_PATHS, Enumerated
+from verifier.model.user_code import Loader, UserFunction, as_output_dist, load_program
 
 __all__ = [
     "Mechanism",
     "mechanism",
+    "program",
     "count",
     "threshold_count",
     "sum_query",
@@ -162,6 +164,16 @@ def mechanism(f: Callable[[Database], object], name: str | None = None,
             return kernel(representative(counts))
     return Mechanism(name or str(getattr(f, "__name__", "function")), kernel, {}, on_counts,
                      prefetch=prefetch)
+
+
+def program(f: Callable[[Database], object], name: str | None = None, *,
+            symmetric: bool = False, paths: int = DEFAULT_PATHS) -> Mechanism:
+    """A program drawing with :mod:`verifier.program`'s primitives, as a mechanism: its law on
+    each database is enumerated exactly (:mod:`verifier.model.program_enum`), at most
+    ``paths`` paths of choices per database. ``f`` itself is unchanged (it samples when
+    called directly); ``symmetric`` as for :func:`mechanism`."""
+    label = name or str(getattr(f, "__qualname__", None) or getattr(f, "__name__", "program"))
+    return mechanism(Enumerated(f, label, paths), label, symmetric=symmetric)
 
 
 def representative(counts: Counts) -> Database:
@@ -294,6 +306,12 @@ def _build_user(p: dict, values, where):
     return mechanism(f, name=f.__name__, symmetric=symmetric)
 
 
+def _build_program(p: dict, where, paths: int) -> Mechanism:
+    f = load_program(p["function"], where, "function", paths)
+    symmetric = _arg("symmetric", boolean, p.get("symmetric", False))
+    return mechanism(f, name=f.__name__, symmetric=symmetric)
+
+
 def _arg(key: str, read: Callable, value: object):
     """``read(value, key)``; an error names ``key`` (its ``argument``) for the spec reader."""
     try:
@@ -344,14 +362,18 @@ MECHANISM_KINDS: dict[str, tuple[frozenset, frozenset, Callable]] = {
                         lambda p, v, d: geometric_count(
                             _counts_arg(p, v), _arg("alpha", open_unit, p["alpha"]))),
     "function": (frozenset({"function"}), frozenset({"symmetric"}), _build_user),
+    "program": (frozenset({"function"}), frozenset({"symmetric"}),
+                lambda p, v, d: _build_program(p, d, DEFAULT_PATHS)),
 }
 
 
 def build_mechanism(kind: str, params: Mapping[str, object], values: Sequence[Hashable],
-                    search_dir: Path | Loader | None = None) -> Mechanism:
+                    search_dir: Path | Loader | None = None, *,
+                    paths: int = DEFAULT_PATHS) -> Mechanism:
     """Build a mechanism from a spec table: ``kind`` and its parameters, checked by name.
-    ``search_dir`` is where a ``kind = "function"`` is loaded from: a sandbox (isolated), a
-    folder or ``None`` (in-process).
+    ``search_dir`` is where a ``kind = "function"`` or ``"program"`` is loaded from: a
+    sandbox (isolated), a folder or ``None`` (in-process); ``paths`` bounds a program's
+    paths per database (``limits.paths``).
 
     Every error carries the key it is about as its ``argument`` (``"truth"``, ``"kind"``;
     ``None`` when it is about the mechanism as a whole)."""
@@ -367,6 +389,8 @@ def build_mechanism(kind: str, params: Mapping[str, object], values: Sequence[Ha
     if unknown:
         raise InvalidArgument(f"mechanism kind {kind!r} takes no key {', '.join(unknown)}",
                               argument=unknown[0], value=params[unknown[0]])
+    if kind == "program":
+        return _build_program(dict(params), search_dir, paths)
     return build(dict(params), values, search_dir)
 
 

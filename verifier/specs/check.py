@@ -206,7 +206,8 @@ def _read(doc: Document, search_dir: Path | None, command: str,
     if "kind" not in mech_t:
         raise mech_t.fail("kind", "missing: name the mechanism kind")
     try:
-        mech = build_mechanism(mech_t.get("kind"), mech_t.rest("kind"), values, where)
+        mech = build_mechanism(mech_t.get("kind"), mech_t.rest("kind"), values, where,
+                               paths=budget.max_paths)
     except VerifierError as exc:
         raise mech_t.fail(exc.argument or "", str(exc), exc.value) from None
 
