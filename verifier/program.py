@@ -16,7 +16,6 @@ See :mod:`verifier.model.program` (the primitives) and :mod:`verifier.model.prog
 
 from __future__ import annotations
 
-from verifier.model.mechanisms import program
 from verifier.model.program import (
     bernoulli,
     binomial,
@@ -28,6 +27,7 @@ from verifier.model.program import (
     uniform,
     uniform_int,
 )
+from verifier.model.program_mechanism import program
 
 __all__ = ["flip", "bernoulli", "uniform", "uniform_int", "choose", "binomial",
            "geometric_noise", "clamped_geometric_noise", "seed", "program"]

@@ -43,7 +43,6 @@ from verifier.model.user_code import Loader, UserFunction, as_output_dist, load_
 __all__ = [
     "Mechanism",
     "mechanism",
-    "program",
     "count",
     "threshold_count",
     "sum_query",
@@ -146,7 +145,8 @@ def _hashable(value: object) -> Hashable:
 
 def mechanism(f: Callable[[Database], object], name: str | None = None,
               *, symmetric: bool = False) -> Mechanism:
-    """Wrap a user function: a returned :class:`Dist` is a kernel, any other value a point mass.
+    """Wrap a user function: a returned :class:`Dist` is a kernel, any other value a point mass;
+    random choices drawn with :mod:`verifier.program` are enumerated exactly.
 
     With ``symmetric=True`` the caller declares that ``f`` depends only on the multiset of
     records; the count engine then calls ``f`` on one representative database per count vector.
@@ -156,24 +156,16 @@ def mechanism(f: Callable[[Database], object], name: str | None = None,
         user = f
         kernel = lambda db: as_output_dist(user(db), user)  # noqa: E731
         prefetch = lambda dbs: user.prefetch((tuple(db),) for db in dbs)  # noqa: E731
-    else:
-        kernel = lambda db: as_dist(f(db))  # noqa: E731
+    elif isinstance(f, Enumerated):
+        kernel = f
+    else:  # its choices (verifier.program) enumerated; none: one path, its value or Dist
+        kernel = Enumerated(f, str(getattr(f, "__name__", "function")))
     on_counts = None
     if symmetric:
         def on_counts(counts: Counts, n: int) -> Dist:
             return kernel(representative(counts))
     return Mechanism(name or str(getattr(f, "__name__", "function")), kernel, {}, on_counts,
                      prefetch=prefetch)
-
-
-def program(f: Callable[[Database], object], name: str | None = None, *,
-            symmetric: bool = False, paths: int = DEFAULT_PATHS) -> Mechanism:
-    """A program drawing with :mod:`verifier.program`'s primitives, as a mechanism: its law on
-    each database is enumerated exactly (:mod:`verifier.model.program_enum`), at most
-    ``paths`` paths of choices per database. ``f`` itself is unchanged (it samples when
-    called directly); ``symmetric`` as for :func:`mechanism`."""
-    label = name or str(getattr(f, "__qualname__", None) or getattr(f, "__name__", "program"))
-    return mechanism(Enumerated(f, label, paths), label, symmetric=symmetric)
 
 
 def representative(counts: Counts) -> Database:

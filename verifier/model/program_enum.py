@@ -35,7 +35,7 @@ _ONE = mpq(1)
 _KEPT = 1 << 16  # laws memoised per program (one per input)
 
 
-class _Stop(BaseException):  # noqa: N818 — not an Exception: user code's `except` lets it by
+class _Stop(BaseException):
     """Raised inside the program to end a run (divergence, too many choices)."""
 
     def __init__(self, message: str, limit: bool = False):
