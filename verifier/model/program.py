@@ -144,24 +144,19 @@ _KEPT = 4096
 
 
 def _cached(key: tuple, build: Callable[[], Law]) -> Law:
-    law = _LAWS.get(key)
+    """The law of ``key`` = ``(name, type, argument, type, argument, …)`` (the types tell
+    apart arguments that read differently, ``1`` and ``True``), built once; an unhashable
+    argument (an f64 table) is built every time."""
+    try:
+        law = _LAWS.get(key)
+    except TypeError:
+        return build()
     if law is None:
         law = build()
         if len(_LAWS) >= _KEPT:
             _LAWS.clear()
         _LAWS[key] = law
     return law
-
-
-def _key(name: str, args: tuple) -> tuple:
-    """A cache key telling apart arguments that read differently (``1`` and ``True``); an
-    unhashable argument (an f64 table) gives a key that is never found."""
-    try:
-        key = (name, *((type(a), a) for a in args))
-        hash(key)
-    except TypeError:
-        return (name, object())
-    return key
 
 
 def _law(pairs: Iterable[tuple[Hashable, mpq]], text: str) -> Law:
@@ -179,12 +174,17 @@ def _flip_law(p: object, name: str, yes: object, no: object) -> Law:
 
 def flip(p: object = "1/2") -> bool:
     """``True`` with probability ``p``, else ``False``."""
-    return _draw(_cached(_key("flip", (p,)), lambda: _flip_law(p, "flip", True, False)))  # type: ignore[return-value]
+    try:  # the common case first: a law met before, under enumeration
+        law = _LAWS[("flip", type(p), p)]
+    except (KeyError, TypeError):
+        law = _cached(("flip", type(p), p), lambda: _flip_law(p, "flip", True, False))
+    tracer = _STATE.tracer
+    return tracer(law) if tracer is not None else _draw(law)  # type: ignore[return-value]
 
 
 def bernoulli(p: object) -> int:
     """``1`` with probability ``p``, else ``0``."""
-    return _draw(_cached(_key("bernoulli", (p,)),  # type: ignore[return-value]
+    return _draw(_cached(("bernoulli", type(p), p),  # type: ignore[return-value]
                          lambda: _flip_law(p, "bernoulli", 1, 0)))
 
 
@@ -211,7 +211,7 @@ def uniform_int(lo: int, hi: int) -> int:
             raise InvalidArgument(f"uniform_int: lo = {a} > hi = {b}", argument="lo", value=lo)
         w = mpq(1, b - a + 1)
         return _law(((k, w) for k in range(a, b + 1)), f"uniform_int({a}, {b})")
-    return _draw(_cached(_key("uniform_int", (lo, hi)), build))  # type: ignore[return-value]
+    return _draw(_cached(("uniform_int", type(lo), lo, type(hi), hi), build))  # type: ignore[return-value]
 
 
 def choose(weights: Mapping[Hashable, object]) -> object:
@@ -238,7 +238,7 @@ def binomial(n: int, p: object) -> int:
         q = probability(p, "binomial: p")
         return _law(((k, comb(m, k) * q ** k * (1 - q) ** (m - k)) for k in range(m + 1)),
                     f"binomial({m}, {format_rational(q)})")
-    return _draw(_cached(_key("binomial", (n, p)), build))  # type: ignore[return-value]
+    return _draw(_cached(("binomial", type(n), n, type(p), p), build))  # type: ignore[return-value]
 
 
 def _window(name: str, alpha: object, lo: int, hi: int) -> tuple[mpq, int, int]:
@@ -257,7 +257,8 @@ def geometric_noise(alpha: object, lo: int, hi: int) -> int:
         total = sum((m for _, m in masses), mpq(0))
         return _law(((z, m / total) for z, m in masses),
                     f"geometric_noise({format_rational(a)}, {low}, {high})")
-    return _draw(_cached(_key("geometric_noise", (alpha, lo, hi)), build))  # type: ignore[return-value]
+    return _draw(_cached(("geometric_noise", type(alpha), alpha, type(lo), lo, type(hi),  # type: ignore[return-value]
+                          hi), build))
 
 
 def clamped_geometric_noise(alpha: object, lo: int, hi: int) -> int:
@@ -275,4 +276,5 @@ def clamped_geometric_noise(alpha: object, lo: int, hi: int) -> int:
         masses = [(z, a ** abs(z) / (1 + a) if z in (low, high) else inner * a ** abs(z))
                   for z in range(low, high + 1)]
         return _law(masses, text)
-    return _draw(_cached(_key("clamped_geometric_noise", (alpha, lo, hi)), build))  # type: ignore[return-value]
+    return _draw(_cached(("clamped_geometric_noise", type(alpha), alpha, type(lo), lo, type(hi),
+                        hi), build))  # type: ignore[return-value]

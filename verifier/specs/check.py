@@ -69,7 +69,9 @@ _TABLES = {
 # the commands that read this kind of spec
 COMMANDS = ("check", "sweep", "family", "curve", "prove", "reducible", "compose")
 # the limits a command applies, when not all of CHECK_LIMITS (plrv family reads none)
-LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k not in ("combinations", "memory"))}
+LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k not in ("combinations", "memory")),
+             # a threshold sweep takes a threshold count only: no program's paths to bound
+             "sweep": tuple(k for k in CHECK_LIMITS if k != "paths")}
 _KNOWING = ("apkdp", "ppkdp")  # the notions whose attacker knows records (ζ)
 
 
