@@ -111,3 +111,37 @@ def test_a_program_that_hangs_or_exits_ends_in_exit_2_within_the_limit(tmp_path,
     o = invoke(["check", _program_spec(tmp_path, code, limits={"user_seconds": 1})])
     assert_error(o, "prog:f", needle)
     assert o.seconds < 15
+
+
+def test_a_programs_certificate_records_its_laws_as_user_codes(tmp_path):
+    """As for kind = "function": the kernel takes the laws from the certificate and answers
+    "consistent", exit 3 (it does not run user code)."""
+    cert = tmp_path / "rr.cert.json"
+    assert invoke(["check", PROGRAMS / "rr.toml", "--certificate", cert]).exit_code == 0
+    assert json.loads(cert.read_text(encoding="utf-8"))["spec"]["mechanism"]["kind"] == \
+        "function"
+    o = invoke(["verify-certificate", cert])
+    assert o.exit_code == 3
+    assert "user code 'rr'" in o.stdout + o.stderr
+
+
+def _reference():
+    sys.path.insert(0, str(EXAMPLES.parent / "benchmarks"))
+    sys.path.insert(0, str(PROGRAMS))
+    import programs
+    import zoo_programs
+    return programs, zoo_programs
+
+
+@pytest.mark.parametrize("q", [(0, 1, 0), (1, 1, 0, 1), (2, 0, 1)])
+def test_zoo_program_laws_equal_a_recursive_fraction_enumerator(q):
+    """benchmarks/programs.py's reference (Fractions, recursion sharing prefixes, each noise
+    law by its own formula; nothing of plrv) gives the same exact law."""
+    from fractions import Fraction
+
+    from verifier.program import program
+    ref, zoo = _reference()
+    for f, paths in ((zoo.sparse_vector, ref.svt_paths), (zoo.report_noisy_max, ref.max_paths)):
+        law, _ = ref.reference(paths(q))
+        got = program(f)(q)
+        assert {o: Fraction(int(w.numerator), int(w.denominator)) for o, w in got.items()} == law
