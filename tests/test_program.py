@@ -9,7 +9,7 @@ import pytest
 from gmpy2 import mpq
 
 from verifier import Dist, check_dp, geometric_count, randomized_response
-from verifier.core.errors import BudgetExceeded, InvalidNumber, UserCodeError
+from verifier.core.errors import BudgetExceeded, InvalidArgument, InvalidNumber, UserCodeError
 from verifier.program import (
     bernoulli,
     binomial,
@@ -151,3 +151,20 @@ def test_unhashable_outputs_and_exceptions_are_refused_naming_the_program():
 def test_lists_are_tuples_and_the_weights_are_exact():
     m = program(lambda db: [flip("1/3"), [bernoulli("1/5")]])
     assert m(())[(True, (1,))] == mpq(1, 15)
+
+
+def test_the_python_api_and_the_plugin_take_a_program_function_directly():
+    from verifier import check_renyi, compose_mechanisms, replace_one
+    from verifier.testing import assert_dp, assert_not_dp
+
+    one = replace_one([0, 1], 1)
+    # D_2 of (3/4, 1/4) against (1/4, 3/4): ln((3/4)²/(1/4) + (1/4)²/(3/4)) = ln(7/3)
+    r = check_renyi(rr, one, orders=[2], rho="2")
+    assert str(r.results["rdp"].orders[0].value) == "ln(7/3)"
+    # two independent runs: the worst ratio is 3·3 = 9
+    assert compose_mechanisms([rr, rr], one, "ln(9)", "0").holds
+    assert not compose_mechanisms([rr, rr], one, "ln(8)", "0").holds
+    assert_dp(rr, replace_one([0, 1], 2), "ln(3)")
+    assert_not_dp(rr, replace_one([0, 1], 2), "ln(2)")
+    with pytest.raises(InvalidArgument, match="neither a Mechanism nor a function"):
+        check_renyi(3, one, orders=[2], rho="2")

@@ -104,11 +104,13 @@ def test_paths_limit_is_applied_in_the_child(tmp_path):
 @pytest.mark.parametrize("body, needle", [
     ("    while True:\n        pass\n", "user_seconds"),
     ("    import os\n    os._exit(3)\n", "exit status 3"),
-    ("    while flip('1/2') or True:\n        pass\n", "user_seconds"),
+    # choices without end: one path longer than limits.paths
+    ("    while flip('1/2') or True:\n        pass\n", "limits.paths"),
 ])
 def test_a_program_that_hangs_or_exits_ends_in_exit_2_within_the_limit(tmp_path, body, needle):
     code = "from verifier.program import flip\ndef f(db):\n" + body
-    o = invoke(["check", _program_spec(tmp_path, code, limits={"user_seconds": 1})])
+    limits = {"user_seconds": 1, "paths": 1000}
+    o = invoke(["check", _program_spec(tmp_path, code, limits=limits)])
     assert_error(o, "prog:f", needle)
     assert o.seconds < 15
 

@@ -159,7 +159,7 @@ def mechanism(f: Callable[[Database], object], name: str | None = None,
     elif isinstance(f, Enumerated):
         kernel = f
     else:  # its choices (verifier.program) enumerated; none: one path, its value or Dist
-        kernel = Enumerated(f, str(getattr(f, "__name__", "function")))
+        kernel = Enumerated(f, str(getattr(f, "__name__", "function")), memo=False)
     on_counts = None
     if symmetric:
         def on_counts(counts: Counts, n: int) -> Dist:

@@ -114,7 +114,7 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
                                     function=name, argument="function")
             count += 1
             if count > paths:
-                raise _paths(name, f"more than {paths} paths on one input", paths)
+                raise _paths(name, f"has more than {paths} paths on one input", paths)
             for j in range(len(prods) - 1, len(laws)):
                 prods.append(prods[j] * laws[j].weights[picks[j]])
             weight = prods[len(laws)]
@@ -149,12 +149,13 @@ def _paths(name: str, what: str, paths: int) -> Exception:
 
 
 class Enumerated:
-    """``fn`` as a kernel: called with arguments, it answers their exact law (memoised)."""
+    """``fn`` as a kernel: called with arguments, it answers their exact law (memoised by
+    the arguments unless ``memo`` is false)."""
 
-    __slots__ = ("fn", "name", "paths", "_laws", "__weakref__")
+    __slots__ = ("fn", "name", "paths", "memo", "_laws", "__weakref__")
 
-    def __init__(self, fn: Callable, name: str, paths: int = DEFAULT_PATHS):
-        self.fn, self.name, self.paths = fn, name, paths
+    def __init__(self, fn: Callable, name: str, paths: int = DEFAULT_PATHS, memo: bool = True):
+        self.fn, self.name, self.paths, self.memo = fn, name, paths, memo
         self._laws: dict[tuple, Dist] = {}
 
     @property
@@ -163,11 +164,13 @@ class Enumerated:
 
     def __call__(self, *args: object) -> Dist:
         try:
-            law = self._laws.get(args)
+            law = self._laws.get(args) if self.memo else None
         except TypeError:  # unhashable arguments: not memoised
             return enumerate_program(self.fn, args, name=self.name, paths=self.paths)
         if law is None:
             law = enumerate_program(self.fn, args, name=self.name, paths=self.paths)
+            if not self.memo:
+                return law
             if len(self._laws) >= _KEPT:
                 self._laws.pop(next(iter(self._laws)))
             self._laws[args] = law

@@ -164,7 +164,7 @@ def _answer(request: object, functions: list) -> list:
     if request[0] == "program":  # ["program", index, paths, reference]: its enumeration
         from verifier.model.program_enum import Enumerated
 
-        functions.append(Enumerated(functions[request[1]], request[3], request[2]))
+        functions.append(Enumerated(functions[request[1]], request[3], request[2], memo=False))
         return ["ok", len(functions) - 1]
     f = functions[request[1]]
     if request[0] == "call":
