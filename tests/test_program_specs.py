@@ -147,3 +147,19 @@ def test_zoo_program_laws_equal_a_recursive_fraction_enumerator(q):
         law, _ = ref.reference(paths(q))
         got = program(f)(q)
         assert {o: Fraction(int(w.numerator), int(w.denominator)) for o, w in got.items()} == law
+
+
+def test_a_function_that_is_not_a_program_may_not_draw(tmp_path):
+    """kind = "function" is called, not enumerated: a primitive there would sample and one
+    draw would be taken for the law. Refused, even where the function catches Exception."""
+    code = ("from verifier.program import flip\ndef f(db):\n    try:\n"
+            "        return int(flip('3/4'))\n    except Exception:\n        return 0\n")
+    spec = _program_spec(tmp_path, code)
+    text = spec.read_text(encoding="utf-8").replace('kind = "program"', 'kind = "function"')
+    spec.write_text(text, encoding="utf-8")
+    assert_error(invoke(["check", spec]), "prog:f", "flip(3/4)", 'kind = "program"')
+    from verifier.core.errors import UserCodeError
+    from verifier.model.user_code import load_function
+    f = load_function("prog:f", search_dir=tmp_path)  # in-process, the same refusal
+    with pytest.raises(UserCodeError, match=r"flip\(3/4\) was drawn"):
+        f((0,))

@@ -44,7 +44,8 @@ from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import format_rational, integer, open_unit, probability, rational
 
 __all__ = ["Law", "flip", "bernoulli", "uniform", "uniform_int", "choose", "binomial",
-           "geometric_noise", "clamped_geometric_noise", "seed", "tracing", "MAX_CHOICES"]
+           "geometric_noise", "clamped_geometric_noise", "seed", "tracing", "forbidding",
+           "NotAProgram", "MAX_CHOICES"]
 
 MAX_CHOICES = 1 << 20  # values one choice may have
 _ONE = mpq(1)
@@ -119,6 +120,22 @@ class tracing:
 
     def __exit__(self, *exc: object) -> None:
         _STATE.tracer = self.outer
+
+
+class NotAProgram(BaseException):  # not an Exception: user code's `except` lets it by
+    """A primitive called by user code that plrv calls as a function, not as a program: it
+    would sample, and the answer would be one draw taken for the law."""
+
+
+def _refuse(law: Law) -> object:
+    raise NotAProgram(f"{law.text} was drawn by a function plrv does not enumerate (only "
+                      f'[mechanism] kind = "program" is); it would sample, not answer a law')
+
+
+def forbidding() -> tracing:
+    """While active, a primitive raises :class:`NotAProgram` instead of sampling (around the
+    calls of user functions that are not programs)."""
+    return tracing(_refuse)
 
 
 class seed:

@@ -196,7 +196,13 @@ def _call(f, args: object) -> list:
     try:
         values = decode(args)
         assert isinstance(values, tuple)
-        out = f(*values)
+        if _is_program(f):
+            out = f(*values)
+        else:  # a random choice here would be sampled, not enumerated
+            from verifier.model.program import forbidding
+
+            with forbidding():
+                out = f(*values)
     except BaseException as exc:  # user code may raise anything
         return _failed(f, exc)
     finally:
@@ -219,3 +225,9 @@ def _failed(f, exc: BaseException) -> list:
     if isinstance(f, Enumerated) and isinstance(exc, (BudgetExceeded, UserCodeError)):
         return ["paths" if isinstance(exc, BudgetExceeded) else "program", str(exc)]
     return ["x", _describe(exc)]
+
+
+def _is_program(f) -> bool:
+    from verifier.model.program_enum import Enumerated
+
+    return isinstance(f, Enumerated)

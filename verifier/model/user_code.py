@@ -38,6 +38,7 @@ from gmpy2 import mpz
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.errors import UnknownName, UserCodeError
 from verifier.core.numbers import Rational
+from verifier.model.program import NotAProgram, forbidding
 from verifier.model.program_enum import DEFAULT_PATHS, Enumerated
 
 __all__ = ["UserFunction", "load_function", "output_value", "as_output_dist", "find_function",
@@ -92,8 +93,9 @@ class UserFunction:
             return self.function(*args)
         streams = (sys.stdout, sys.stderr)
         try:
-            out = self.function(*args)
-        except (Exception, SystemExit) as exc:  # user code may raise anything
+            with forbidding():  # a random choice here would be sampled, not enumerated
+                out = self.function(*args)
+        except (Exception, SystemExit, NotAProgram) as exc:  # user code may raise anything
             raise UserCodeError(f"{self.key} = {self.reference!r}: the function raised "
                                 f"{describe_exception(exc)}", function=self.reference,
                                 argument=self.key) from exc
