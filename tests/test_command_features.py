@@ -141,6 +141,10 @@ def slow_threshold(db):
 def large_threshold(db):
     bytearray(256 << 20)
     return int(sum(db) >= 1)
+def coin_threshold(db):
+    from verifier.program import flip
+    answer = int(sum(db) >= 1)
+    return answer if flip("3/4") else 1 - answer
 def slow_record_0(db):
     return slow_threshold(db[:1])
 def large_record_0(db):
@@ -159,6 +163,14 @@ def _user_mechanism(name: str) -> Callable[[dict, str], dict]:
                                 "function": f"feature_knowledge:{name}_threshold"}
         return doc
     return base
+
+
+def _program(doc: dict, command: str) -> dict:
+    """A program for limits.paths: the thresholded count, told truthfully with probability
+    3/4 (two paths on every database; sweep and family take no program)."""
+    if command not in ("sweep", "family"):
+        doc["mechanism"] = {"kind": "program", "function": "feature_knowledge:coin_threshold"}
+    return doc
 
 
 def _same(doc: dict, command: str = "") -> dict:
@@ -229,6 +241,8 @@ CHANGES: dict[str, tuple[str, Callable[[dict, str], dict], Change]] = {
                             _set("limits", "user_seconds", 1)),
     "limits.user_memory": ("dp", _user_mechanism("large"),
                            _set("limits", "user_memory", 64 << 20)),
+    # a program's two paths on each database, over a limit of 1: refused naming the limit
+    "limits.paths": ("dp", _program, _set("limits", "paths", 1)),
     # the count engine asked for a randomized response's reports, which it does not take
     "limits.engine": ("partial", _brute, _set("limits", "engine", "counts")),
     "input.coordinates": ("dp", _same, _input),

@@ -66,7 +66,7 @@ def test_user_function_point_mass_and_kernel():
 
 @pytest.mark.parametrize("kind, params, error, message", [
     ("laplace", {}, UnknownName, "kind = 'laplace' is not a mechanism kind; known kinds: "
-     "count, function, geometric_count, identity, mean, randomized_response, sum, "
+     "count, function, geometric_count, identity, mean, program, randomized_response, sum, "
      "threshold_count"),
     ("threshold_count", {}, InvalidArgument, "mechanism kind 'threshold_count' needs threshold"),
     ("count", {"threshold": 2}, InvalidArgument, "mechanism kind 'count' takes no key threshold"),

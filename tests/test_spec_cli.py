@@ -67,7 +67,7 @@ BAD = [
      '"3/4", or, to mean the double itself, {f64 = "0.75"} (verifier.f64 in Python)'),
     ("unknown-kind", RR.replace('"randomized_response"', '"laplace"'), "mechanism.kind",
      "kind = 'laplace' is not a mechanism kind; known kinds: count, function, geometric_count, "
-     "identity, mean, randomized_response, sum, threshold_count"),
+     "identity, mean, program, randomized_response, sum, threshold_count"),
     ("bad-epsilon", RR.replace('"ln(2)"', '"log(2)"'), "query.epsilon",
      "epsilon = 'log(2)' is not an ε; write \"ln(q)\" with rational q ≥ 1, a rational number "
      "of nats such as \"1/2\", \"0\" or \"inf\""),

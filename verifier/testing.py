@@ -138,8 +138,8 @@ def _decide(run: Callable[[], Any], claim: str) -> Any:
 
 
 def _mechanism(mech: Any) -> Mechanism:
-    from verifier.model.mechanisms import Mechanism, mechanism
-    return mech if isinstance(mech, Mechanism) else mechanism(mech)
+    from verifier.model.program_mechanism import as_mechanism
+    return as_mechanism(mech)
 
 
 def _describe(mech: Any, relation: Relation) -> str:

@@ -32,6 +32,9 @@ user_seconds   60         —                wall-clock seconds the run may wait
                                            imports included (:mod:`verifier.model.sandbox`)
 user_memory    2^32       —                bytes of address space of the process running
                                            user code (``RLIMIT_AS``)
+paths          10^6       —                paths (sequences of random choices) a program
+                                           (``kind = "program"``) is run on for one input,
+                                           and choices on one path
 =============  =========  ===============  ==================================================
 
 Sizes are printed by :func:`format_size` (``2^20``, ``1000``, ``≈10^600``), never as a long
@@ -80,12 +83,13 @@ LIMITS: dict[str, Limit] = {lim.key: lim for lim in (
                                     "run"),
     Limit("user_memory", 1 << 32, None, "bytes of address space of the process running "
                                         "user code"),
+    Limit("paths", 10**6, None, "paths of random choices a program is run on for one input"),
 )}
 
 # the limits each command's spec accepts in its [limits] table
 USER_LIMITS = ("user_seconds", "user_memory")  # every spec that can name user code
 CHECK_LIMITS = ("records", "values", "databases", "work", "combinations", "memory",
-                *USER_LIMITS)
+                *USER_LIMITS, "paths")
 PSO_LIMITS = ("records", "datasets", "predicates", *USER_LIMITS)
 GUESS_LIMITS = ("work", *USER_LIMITS)
 
@@ -173,6 +177,7 @@ class Budget:
     max_sequences: int = LIMITS["sequences"].default
     max_user_seconds: int = LIMITS["user_seconds"].default
     max_user_memory: int = LIMITS["user_memory"].default
+    max_paths: int = LIMITS["paths"].default
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -44,15 +44,19 @@ class Bottom:
 
 BOTTOM = Bottom()
 _ONE = mpq(1)
+_MPQ = type(_ONE)
 
 
 def sort_key(value: Any) -> tuple:
     """A total order on mixed outcomes: ⊥ first, then numbers, strings, tuples, the rest."""
+    kind = type(value)
+    if kind is int or kind is _MPQ:  # the common outputs first (what the checks below give)
+        return (1, value)
     if value is BOTTOM:
         return (0,)
     if isinstance(value, bool):
         return (1, int(value))
-    if isinstance(value, (int, type(mpq(0)))) or type(value).__name__ in ("Fraction", "mpz"):
+    if isinstance(value, (int, _MPQ)) or type(value).__name__ in ("Fraction", "mpz"):
         return (1, value)
     if isinstance(value, str):
         return (2, value)

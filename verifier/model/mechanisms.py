@@ -37,7 +37,8 @@ from verifier.core.numbers import (
     rational,
 )
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
-from verifier.model.user_code import Loader, UserFunction, as_output_dist
+from verifier.model.program_enum import DEFAULT_PATHS, Enumerated
+from verifier.model.user_code import Loader, UserFunction, as_output_dist, load_program
 
 __all__ = [
     "Mechanism",
@@ -144,7 +145,8 @@ def _hashable(value: object) -> Hashable:
 
 def mechanism(f: Callable[[Database], object], name: str | None = None,
               *, symmetric: bool = False) -> Mechanism:
-    """Wrap a user function: a returned :class:`Dist` is a kernel, any other value a point mass.
+    """Wrap a user function: a returned :class:`Dist` is a kernel, any other value a point mass;
+    random choices drawn with :mod:`verifier.program` are enumerated exactly.
 
     With ``symmetric=True`` the caller declares that ``f`` depends only on the multiset of
     records; the count engine then calls ``f`` on one representative database per count vector.
@@ -154,8 +156,10 @@ def mechanism(f: Callable[[Database], object], name: str | None = None,
         user = f
         kernel = lambda db: as_output_dist(user(db), user)  # noqa: E731
         prefetch = lambda dbs: user.prefetch((tuple(db),) for db in dbs)  # noqa: E731
-    else:
-        kernel = lambda db: as_dist(f(db))  # noqa: E731
+    elif isinstance(f, Enumerated):
+        kernel = f
+    else:  # its choices (verifier.program) enumerated; none: one path, its value or Dist
+        kernel = Enumerated(f, str(getattr(f, "__name__", "function")), memo=False)
     on_counts = None
     if symmetric:
         def on_counts(counts: Counts, n: int) -> Dist:
@@ -294,6 +298,12 @@ def _build_user(p: dict, values, where):
     return mechanism(f, name=f.__name__, symmetric=symmetric)
 
 
+def _build_program(p: dict, where, paths: int) -> Mechanism:
+    f = load_program(p["function"], where, "function", paths)
+    symmetric = _arg("symmetric", boolean, p.get("symmetric", False))
+    return mechanism(f, name=f.__name__, symmetric=symmetric)
+
+
 def _arg(key: str, read: Callable, value: object):
     """``read(value, key)``; an error names ``key`` (its ``argument``) for the spec reader."""
     try:
@@ -344,14 +354,18 @@ MECHANISM_KINDS: dict[str, tuple[frozenset, frozenset, Callable]] = {
                         lambda p, v, d: geometric_count(
                             _counts_arg(p, v), _arg("alpha", open_unit, p["alpha"]))),
     "function": (frozenset({"function"}), frozenset({"symmetric"}), _build_user),
+    "program": (frozenset({"function"}), frozenset({"symmetric"}),
+                lambda p, v, d: _build_program(p, d, DEFAULT_PATHS)),
 }
 
 
 def build_mechanism(kind: str, params: Mapping[str, object], values: Sequence[Hashable],
-                    search_dir: Path | Loader | None = None) -> Mechanism:
+                    search_dir: Path | Loader | None = None, *,
+                    paths: int = DEFAULT_PATHS) -> Mechanism:
     """Build a mechanism from a spec table: ``kind`` and its parameters, checked by name.
-    ``search_dir`` is where a ``kind = "function"`` is loaded from: a sandbox (isolated), a
-    folder or ``None`` (in-process).
+    ``search_dir`` is where a ``kind = "function"`` or ``"program"`` is loaded from: a
+    sandbox (isolated), a folder or ``None`` (in-process); ``paths`` bounds a program's
+    paths per database (``limits.paths``).
 
     Every error carries the key it is about as its ``argument`` (``"truth"``, ``"kind"``;
     ``None`` when it is about the mechanism as a whole)."""
@@ -367,6 +381,8 @@ def build_mechanism(kind: str, params: Mapping[str, object], values: Sequence[Ha
     if unknown:
         raise InvalidArgument(f"mechanism kind {kind!r} takes no key {', '.join(unknown)}",
                               argument=unknown[0], value=params[unknown[0]])
+    if kind == "program":
+        return _build_program(dict(params), search_dir, paths)
     return build(dict(params), values, search_dir)
 
 

@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from verifier.core.budget import LIMITS, Budget
-from verifier.core.errors import UnknownName, UserCodeError, VerifierError
+from verifier.core.errors import BudgetExceeded, UnknownName, UserCodeError, VerifierError
 from verifier.model.sandbox_child import prepare, serve
 from verifier.model.sandbox_wire import (
     Closed,
@@ -131,7 +131,7 @@ class Sandbox:
         self.left = float(seconds)
         self._child: _Child | None = None
         self._ended: str | None = None  # why the child is gone, once it is
-        self._loaded: dict[tuple[str, str], int] = {}
+        self._loaded: dict[tuple[str, str, int | None], int] = {}
         self._lock = threading.Lock()
 
     def __reduce__(self):
@@ -144,6 +144,14 @@ class Sandbox:
         self._load(remote)
         return remote
 
+    def program(self, module: str, attr: str, reference: str, key: str,
+                paths: int) -> Remote:
+        """Load ``module:attr`` as a program: each call is enumerated in the child (at most
+        ``paths`` paths) and answered as its exact law, one round trip per input."""
+        remote = Remote(self, module, attr, reference, key, paths)
+        self._load(remote)
+        return remote
+
     def close(self) -> None:
         with self._lock:
             if self._child is not None:
@@ -152,12 +160,18 @@ class Sandbox:
     # ------------------------------------------------------------------ internals
 
     def _load(self, f: Remote) -> int:
-        index = self._loaded.get((f.module, f.attr))
+        index = self._loaded.get((f.module, f.attr, f.paths))
+        if index is None and f.paths is not None:  # the function, then its enumeration
+            base = self._load(Remote(self, f.module, f.attr, f.reference, f.key))
+            reply = self._exchange(["program", base, f.paths, f.reference], f)
+            if reply[:1] != ["ok"] or len(reply) != 2 or type(reply[1]) is not int:
+                raise self._unreadable(f, "an answer to loading that is not one")
+            index = self._loaded[f.module, f.attr, f.paths] = reply[1]
         if index is None:
             reply = self._exchange(["load", f.module, f.attr, str(self.folder), f.key,
                                     f.reference], f)
             if reply[:1] == ["ok"] and len(reply) == 2 and type(reply[1]) is int:
-                index = self._loaded[f.module, f.attr] = reply[1]
+                index = self._loaded[f.module, f.attr, None] = reply[1]
             elif reply[:1] in (["unknown"], ["user"]) and len(reply) == 2:
                 text = _line(reply[1])
                 if reply[0] == "unknown":
@@ -251,17 +265,22 @@ def _line(text: object, size: int = 300) -> str:
 
 class Remote(Isolated):
     """A function in a sandbox's child, called with plain data and answering plain data;
-    answers are cached by the exact encoding of their arguments."""
+    answers are cached by the exact encoding of their arguments. With ``paths`` it is a
+    program: the child answers the exact law of its output (``limits.paths`` refused as
+    :class:`~verifier.core.errors.BudgetExceeded`)."""
 
-    __slots__ = ("sandbox", "module", "attr", "reference", "key", "_cache", "__weakref__")
+    __slots__ = ("sandbox", "module", "attr", "reference", "key", "paths", "_cache",
+                 "__weakref__")
 
-    def __init__(self, sandbox: Sandbox, module: str, attr: str, reference: str, key: str):
+    def __init__(self, sandbox: Sandbox, module: str, attr: str, reference: str, key: str,
+                 paths: int | None = None):
         self.sandbox, self.module, self.attr = sandbox, module, attr
-        self.reference, self.key = reference, key
+        self.reference, self.key, self.paths = reference, key, paths
         self._cache: dict[bytes, object] = {}
 
     def __reduce__(self):
-        return (Remote, (self.sandbox, self.module, self.attr, self.reference, self.key))
+        return (Remote, (self.sandbox, self.module, self.attr, self.reference, self.key,
+                         self.paths))
 
     @property
     def __name__(self) -> str:  # type: ignore[override]
@@ -314,8 +333,14 @@ class Remote(Isolated):
 
     def _read(self, answer: object) -> object:
         if isinstance(answer, list) and len(answer) == 2 and isinstance(answer[1], str) and \
-                answer[0] in ("x", "bad"):
+                answer[0] in ("x", "bad", "paths", "program"):
             text = _line(answer[1])
+            if answer[0] == "paths" and self.paths is not None:
+                exc = BudgetExceeded(f"{self.key} = {self.reference!r}: {text}")
+                exc.key = "limits.paths"  # type: ignore[attr-defined]
+                raise exc
+            if answer[0] in ("paths", "program"):
+                raise self.fail(text)
             if answer[0] == "x":
                 hint = (f" (limits.user_memory = {self.sandbox.memory} bytes)"
                         if "MemoryError" in text or "Cannot allocate memory" in text else "")

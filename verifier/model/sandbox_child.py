@@ -9,9 +9,12 @@ so that plrv's standard output carries only its report. Requests and answers are
 * ``["load", module, function, folder, key, reference]`` → ``["ok", index]``, or
   ``["unknown", message]`` (no such module or function) or ``["user", message]`` (importing
   failed);
+* ``["program", index, paths, reference]`` → ``["ok", index]``: function ``index`` as a
+  program, each call answered by its exact law (:mod:`verifier.model.program_enum`);
 * ``["call", index, args]`` → one answer; ``["many", index, [args, …]]`` → ``["m", [answer,
   …]]``; an answer is ``["v", value]``, ``["x", what was raised]`` or ``["bad", why the
-  value cannot be sent]``.
+  value cannot be sent]``, and for a program ``["paths", message]`` (over ``limits.paths``)
+  or ``["program", message]`` (it diverged, raised, or returned an unhashable output).
 
 Whatever user code does to this process — exit with any status, crash, close its streams,
 loop — the parent sees an answer, an end of file or a deadline, and reports the function.
@@ -158,6 +161,11 @@ def _answer(request: object, functions: list) -> list:
         return ["bad", "a request plrv did not send"]
     if request[0] == "load":
         return _load(request, functions)
+    if request[0] == "program":  # ["program", index, paths, reference]: its enumeration
+        from verifier.model.program_enum import Enumerated
+
+        functions.append(Enumerated(functions[request[1]], request[3], request[2], memo=False))
+        return ["ok", len(functions) - 1]
     f = functions[request[1]]
     if request[0] == "call":
         return _call(f, request[2])
@@ -188,9 +196,15 @@ def _call(f, args: object) -> list:
     try:
         values = decode(args)
         assert isinstance(values, tuple)
-        out = f(*values)
+        if _is_program(f):
+            out = f(*values)
+        else:  # a random choice here would be sampled, not enumerated
+            from verifier.model.program import forbidding
+
+            with forbidding():
+                out = f(*values)
     except BaseException as exc:  # user code may raise anything
-        return ["x", _describe(exc)]
+        return _failed(f, exc)
     finally:
         _tidy_streams()  # after each call: the next finds the streams as the first did
     try:
@@ -199,3 +213,21 @@ def _call(f, args: object) -> list:
         return ["bad", f"returned a value plrv cannot read ({_describe(exc)})"]
     except BaseException as exc:
         return ["bad", f"returned a value whose parts raised {_describe(exc)}"]
+
+
+def _failed(f, exc: BaseException) -> list:
+    """What a call raised: ``["x", …]``, or for a program's enumeration (whose errors name the
+    program and the choice) ``["paths", message]`` over ``limits.paths`` and ``["program",
+    message]`` for the rest."""
+    from verifier.core.errors import BudgetExceeded, UserCodeError
+    from verifier.model.program_enum import Enumerated
+
+    if isinstance(f, Enumerated) and isinstance(exc, (BudgetExceeded, UserCodeError)):
+        return ["paths" if isinstance(exc, BudgetExceeded) else "program", str(exc)]
+    return ["x", _describe(exc)]
+
+
+def _is_program(f) -> bool:
+    from verifier.model.program_enum import Enumerated
+
+    return isinstance(f, Enumerated)

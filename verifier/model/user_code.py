@@ -38,9 +38,11 @@ from gmpy2 import mpz
 from verifier.core.distribution import BOTTOM, Dist
 from verifier.core.errors import UnknownName, UserCodeError
 from verifier.core.numbers import Rational
+from verifier.model.program import NotAProgram, forbidding
+from verifier.model.program_enum import DEFAULT_PATHS, Enumerated
 
 __all__ = ["UserFunction", "load_function", "output_value", "as_output_dist", "find_function",
-           "describe_exception", "Isolated", "Loader", "load_from"]
+           "describe_exception", "Isolated", "Loader", "load_from", "load_program"]
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _REFERENCE = re.compile(rf"^({_IDENT}(?:\.{_IDENT})*):({_IDENT})$")
@@ -87,12 +89,13 @@ class UserFunction:
         return str(getattr(self.function, "__name__", self.reference))
 
     def __call__(self, *args: object) -> object:
-        if isinstance(self.function, Isolated):  # it names the function in its own errors
+        if isinstance(self.function, (Isolated, Enumerated)):  # they name the function
             return self.function(*args)
         streams = (sys.stdout, sys.stderr)
         try:
-            out = self.function(*args)
-        except (Exception, SystemExit) as exc:  # user code may raise anything
+            with forbidding():  # a random choice here would be sampled, not enumerated
+                out = self.function(*args)
+        except (Exception, SystemExit, NotAProgram) as exc:  # user code may raise anything
             raise UserCodeError(f"{self.key} = {self.reference!r}: the function raised "
                                 f"{describe_exception(exc)}", function=self.reference,
                                 argument=self.key) from exc
@@ -275,6 +278,9 @@ class Loader(Protocol):
 
     def function(self, module: str, attr: str, reference: str, key: str) -> Isolated: ...
 
+    def program(self, module: str, attr: str, reference: str, key: str,
+                paths: int) -> Isolated: ...
+
 
 def load_function(reference: object, *, search_dir: Path | None = None,
                   name: str = "function", sandbox: Loader | None = None) -> UserFunction:
@@ -303,3 +309,19 @@ def load_from(reference: object, where: Path | Loader | None, name: str) -> User
     if where is None or isinstance(where, Path):
         return load_function(reference, search_dir=where, name=name)
     return load_function(reference, sandbox=where, name=name)
+
+
+def load_program(reference: object, where: Path | Loader | None, name: str,
+                 paths: int = DEFAULT_PATHS) -> UserFunction:
+    """A program (:mod:`verifier.model.program`) named ``"module:function"``, loaded as
+    :func:`load_from` loads a function: a call answers the exact law of its output on the
+    arguments, enumerated where the function runs (in the sandbox's child, when isolated)
+    under ``paths`` (``limits.paths``)."""
+    if where is not None and not isinstance(where, Path):
+        module_name, attr = _check_reference(reference, name)
+        assert isinstance(reference, str)
+        _precheck(module_name, where.folder, reference, name)
+        return UserFunction(reference, where.program(module_name, attr, reference, name,
+                                                     paths), name)
+    user = load_function(reference, search_dir=where, name=name)
+    return UserFunction(user.reference, Enumerated(user.function, user.reference, paths), name)

@@ -69,7 +69,9 @@ _TABLES = {
 # the commands that read this kind of spec
 COMMANDS = ("check", "sweep", "family", "curve", "prove", "reducible", "compose")
 # the limits a command applies, when not all of CHECK_LIMITS (plrv family reads none)
-LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k not in ("combinations", "memory"))}
+LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k not in ("combinations", "memory")),
+             # a threshold sweep takes a threshold count only: no program's paths to bound
+             "sweep": tuple(k for k in CHECK_LIMITS if k != "paths")}
 # the notions whose attacker knows records (ζ): those conditioned on a background value
 _KNOWING = tuple(n.key for n in NOTIONS.values() if n.conditioning in (
     Conditioning.VALUE_AND_CHOSEN_BACKGROUND, Conditioning.VALUE_AND_DRAWN_BACKGROUND))
@@ -208,7 +210,8 @@ def _read(doc: Document, search_dir: Path | None, command: str,
     if "kind" not in mech_t:
         raise mech_t.fail("kind", "missing: name the mechanism kind")
     try:
-        mech = build_mechanism(mech_t.get("kind"), mech_t.rest("kind"), values, where)
+        mech = build_mechanism(mech_t.get("kind"), mech_t.rest("kind"), values, where,
+                               paths=budget.max_paths)
     except VerifierError as exc:
         raise mech_t.fail(exc.argument or "", str(exc), exc.value) from None
 

@@ -197,7 +197,8 @@ def _adaptive(doc: Document, comp: Table, file: str, search_dir: Path) -> Compos
         raise comp.fail("steps", "give either [mechanism] (composed --k times) or "
                                  "composition.steps (an adaptive composition), not both")
     check_tables(raw, _TABLES, file)
-    budget = budget_from_limits(doc.table("limits").rest(), COMPOSE_LIMITS, file)
+    budget = budget_from_limits(doc.table("limits").rest(),  # steps are no programs
+                                tuple(k for k in COMPOSE_LIMITS if k != "paths"), file)
     where = sandbox_for(search_dir, budget)  # user code: its own process, under the limits
     given_input = doc.table("input")
     data = doc.table("data", required=not given_input)

@@ -34,6 +34,7 @@ from verifier.core.epsilon import parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import probability
 from verifier.model.mechanisms import Mechanism
+from verifier.model.program_mechanism import as_mechanism
 from verifier.notions.composition.polynomial import MAX_VARIABLES, plan_polynomial
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import LossLaw, PrivacyLoss, _denominator_lcm, _integer_row
@@ -249,6 +250,7 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
         raise InvalidArgument("compose_mechanisms needs at least one mechanism",
                               argument="mechs", value=[])
     budget = budget or Budget()
+    mechs = [as_mechanism(m, f"mechs[{j}]") for j, m in enumerate(mechs)]
     cases = (_pair_case(mechs, x, y, relation, max_values, budget, route)
              for x, y in relation_pairs(relation, budget))
     return summarize("dp", cases, eps, d)

@@ -23,6 +23,7 @@ from verifier.core.numbers import probability
 from verifier.engines.counts import compositions
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism, all_databases
+from verifier.model.program_mechanism import as_mechanism
 from verifier.notions.dp.pairs import LossMemo, brute_cases, witness_outputs
 from verifier.notions.loss import privacy_loss
 from verifier.notions.result import Case, NotionResult, Summary
@@ -158,6 +159,7 @@ def check_dp(mech: Mechanism, values: Sequence[Hashable], records: int, epsilon:
     >>> str(r.delta), str(r.epsilon), r.holds
     ('1/4', 'ln(2)', True)
     """
+    mech = as_mechanism(mech)
     eps = parse_epsilon(epsilon)
     d = probability(delta, "delta")
     return dp_summary(mech, values, records, eps, d, budget, engine).result("dp")

@@ -36,6 +36,7 @@ from verifier.core.numbers import probability
 from verifier.engines.counts import compositions
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism
+from verifier.model.program_mechanism import as_mechanism
 from verifier.notions.dp.brute import dp_cases
 from verifier.notions.dp.pairs import LossMemo
 from verifier.notions.loss import output_losses
@@ -344,6 +345,7 @@ def check_relation(mech: Mechanism, relation: Relation, epsilon: object = "0",
     >>> str(r.delta), str(r.epsilon), r.holds
     ('0', 'ln(2)', True)
     """
+    mech = as_mechanism(mech)
     eps = parse_epsilon(epsilon)
     d = probability(delta, "delta")
     return summarize("dp", relation_cases(relation, mech, budget, engine), eps, d)

@@ -24,6 +24,7 @@ from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import nonnegative, probability
 from verifier.model.mechanisms import Mechanism
+from verifier.model.program_mechanism import as_mechanism
 from verifier.notions.display import (
     rdp_described,
     report_html,
@@ -377,5 +378,6 @@ def check_renyi(mech: Mechanism, relation: Relation, notions: Sequence[str] = ("
     (['ln(7/3)', 'ln(61/9)/2'], True)
     """
     claim = make_claim(notions, orders, rho, budgets, epsilon, delta)
+    mech = as_mechanism(mech)
     return renyi_report(relation_cases(relation, mech, budget, engine), notions, claim,
                         (f"neighbours {relation.describe()}",))

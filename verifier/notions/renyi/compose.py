@@ -26,6 +26,7 @@ from gmpy2 import mpq
 from verifier.core.budget import Budget
 from verifier.core.errors import BudgetExceeded
 from verifier.model.mechanisms import Mechanism
+from verifier.model.program_mechanism import as_mechanism
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.renyi.check import (
     VACUOUS,
@@ -137,4 +138,5 @@ def compose_renyi(mechs: Sequence[Mechanism], relation: Relation,
     'ln(343/27)'
     """
     claim = make_claim(notions, orders, rho, budgets, epsilon, delta)
+    mechs = [as_mechanism(m, f"mechs[{j}]") for j, m in enumerate(mechs)]
     return renyi_of_composition(mechs, relation, notions, claim, budget)

@@ -1,0 +1,180 @@
+"""The exact law of a program (:mod:`verifier.model.program`) on one input, by replay.
+
+The program is run once per *path* — one sequence of choices — with its choices forced:
+the first run takes the first value of every choice it meets; each later run replays the
+longest prefix of the previous path that still has an untried value, takes that value, and
+goes on with first values. Only the new part of a path is multiplied out (the weights of the
+kept prefix are kept), and equal outputs are merged into one exact
+:class:`~verifier.core.distribution.Dist`. Each path is run exactly once.
+
+A program must make the same choices when replayed with the same prefix. One that does not
+(it drew from ``random``, read the clock or a global it changes) is refused naming the choice
+where it diverged; one that changed the state of Python's ``random`` module is refused even
+when its choices repeat. ``limits.paths`` bounds the paths of one input and the choices of one
+path. Outputs must be hashable (a list is read as the tuple of its elements); an output that
+is a ``Dist`` is mixed in with the path's weight (a function returning its law is a program
+of no choices).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Hashable
+
+from gmpy2 import mpq
+
+from verifier.core.budget import LIMITS, exceeded
+from verifier.core.distribution import Dist
+from verifier.core.errors import UserCodeError
+from verifier.model.program import Law, tracing
+
+__all__ = ["enumerate_program", "Enumerated", "DEFAULT_PATHS"]
+
+DEFAULT_PATHS = LIMITS["paths"].default
+_ONE = mpq(1)
+_KEPT = 1 << 16  # laws memoised per program (one per input)
+
+
+class _Stop(BaseException):
+    """Raised inside the program to end a run (divergence, too many choices)."""
+
+    def __init__(self, message: str, limit: bool = False):
+        super().__init__(message)
+        self.limit = limit
+
+
+class _Replay:
+    """The tracer: forced values for the first ``forced`` choices, first values after."""
+
+    __slots__ = ("laws", "picks", "forced", "pos", "max_choices")
+
+    def __init__(self, max_choices: int):
+        self.laws: list[Law] = []
+        self.picks: list[int] = []
+        self.forced = 0
+        self.pos = 0
+        self.max_choices = max_choices
+
+    def __call__(self, law: Law) -> object:
+        i = self.pos
+        self.pos = i + 1
+        if i < self.forced:
+            recorded = self.laws[i]
+            if law is not recorded and not law.same(recorded):
+                raise _Stop(f"diverged at choice {i + 1}: {law.text} where {recorded.text} "
+                            f"was recorded (it used random, time or global state?)")
+            return law.values[self.picks[i]]
+        if i >= self.max_choices:
+            raise _Stop(f"made more than {self.max_choices} choices on one path", limit=True)
+        self.laws.append(law)
+        self.picks.append(0)
+        return law.values[0]
+
+
+def _hashable(value: object, name: str) -> Hashable:
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v, name) for v in value)
+    try:
+        hash(value)
+    except TypeError:
+        raise UserCodeError(f"program {name!r} returned {type(value).__name__} "
+                            f"{value!r:.60}; outputs must be hashable (a tuple, not a list "
+                            f"or a dict)", function=name, argument="function") from None
+    return value
+
+
+def enumerate_program(fn: Callable, args: tuple, *, name: str,
+                      paths: int = DEFAULT_PATHS) -> Dist:
+    """The exact law of ``fn(*args)`` over all its choices (``name`` is the program's name in
+    messages: ``"module:function"`` for a spec's)."""
+    replay = _Replay(paths)
+    prods = [_ONE]  # prods[i]: the weight of the path's first i choices
+    masses: dict[Hashable, mpq] = {}
+    state = random.getstate()
+    count = 0
+    with tracing(replay):
+        while True:
+            replay.pos = 0
+            try:
+                out = fn(*args)
+            except _Stop as stop:
+                if stop.limit:
+                    raise _paths(name, str(stop), paths) from None
+                raise UserCodeError(f"program {name!r} {stop}", function=name,
+                                    argument="function") from None
+            except (Exception, SystemExit) as exc:
+                raise UserCodeError(f"program {name!r} raised {type(exc).__name__}: "
+                                    f"{' '.join(str(exc).split())[:200]} on path "
+                                    f"{count + 1}", function=name, argument="function") from exc
+            laws, picks = replay.laws, replay.picks
+            if replay.pos < replay.forced:
+                raise UserCodeError(f"program {name!r} diverged at choice {replay.pos + 1}: "
+                                    f"it returned where {laws[replay.pos].text} was recorded "
+                                    f"(it used random, time or global state?)",
+                                    function=name, argument="function")
+            count += 1
+            if count > paths:
+                raise _paths(name, f"has more than {paths} paths on one input", paths)
+            for j in range(len(prods) - 1, len(laws)):
+                prods.append(prods[j] * laws[j].weights[picks[j]])
+            weight = prods[len(laws)]
+            if isinstance(out, Dist):  # a law of its own: mixed in
+                for o, w in out.items():
+                    masses[o] = masses.get(o, 0) + weight * w
+            else:
+                try:
+                    masses[out] = masses.get(out, 0) + weight
+                except TypeError:
+                    key = _hashable(out, name)
+                    masses[key] = masses.get(key, 0) + weight
+            j = len(laws) - 1
+            while j >= 0 and picks[j] == len(laws[j].values) - 1:
+                j -= 1
+            if j < 0:
+                break
+            picks[j] += 1
+            del laws[j + 1:], picks[j + 1:], prods[j + 1:]
+            replay.forced = j + 1
+    if random.getstate() != state:
+        raise UserCodeError(f"program {name!r} drew from Python's random module, which plrv "
+                            f"cannot enumerate; draw with verifier.program's primitives",
+                            function=name, argument="function")
+    if sum(masses.values(), mpq(0)) != 1:  # cannot happen: each law sums to 1
+        raise AssertionError(f"program {name!r}: the paths' weights do not sum to 1")
+    return Dist._trusted(masses)
+
+
+def _paths(name: str, what: str, paths: int) -> Exception:
+    return exceeded("paths", f"program {name!r} {what}", format(paths + 1), paths)
+
+
+class Enumerated:
+    """``fn`` as a kernel: called with arguments, it answers their exact law (memoised by
+    the arguments unless ``memo`` is false)."""
+
+    __slots__ = ("fn", "name", "paths", "memo", "_laws", "__weakref__")
+
+    def __init__(self, fn: Callable, name: str, paths: int = DEFAULT_PATHS, memo: bool = True):
+        self.fn, self.name, self.paths, self.memo = fn, name, paths, memo
+        self._laws: dict[tuple, Dist] = {}
+
+    @property
+    def __name__(self) -> str:
+        return str(getattr(self.fn, "__name__", self.name))
+
+    def __call__(self, *args: object) -> Dist:
+        try:
+            law = self._laws.get(args) if self.memo else None
+        except TypeError:  # unhashable arguments: not memoised
+            return enumerate_program(self.fn, args, name=self.name, paths=self.paths)
+        if law is None:
+            law = enumerate_program(self.fn, args, name=self.name, paths=self.paths)
+            if not self.memo:
+                return law
+            if len(self._laws) >= _KEPT:
+                self._laws.pop(next(iter(self._laws)))
+            self._laws[args] = law
+        return law
+
+    def prefetch(self, calls: object) -> None:
+        """Nothing ahead of time: the program runs in this process."""
