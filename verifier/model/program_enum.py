@@ -25,7 +25,7 @@ from gmpy2 import mpq
 
 from verifier.core.budget import LIMITS, exceeded
 from verifier.core.distribution import Dist
-from verifier.core.errors import UserCodeError
+from verifier.core.errors import UserCodeError, VerifierError
 from verifier.model.program import Law, tracing
 
 __all__ = ["enumerate_program", "Enumerated", "DEFAULT_PATHS"]
@@ -102,6 +102,8 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
                     raise _paths(name, str(stop), paths) from None
                 raise UserCodeError(f"program {name!r} {stop}", function=name,
                                     argument="function") from None
+            except VerifierError:  # plrv's own, naming its argument (a budget, say): as is
+                raise
             except (Exception, SystemExit) as exc:
                 raise UserCodeError(f"program {name!r} raised {type(exc).__name__}: "
                                     f"{' '.join(str(exc).split())[:200]} on path "
