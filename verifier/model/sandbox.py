@@ -339,11 +339,12 @@ class Remote(Isolated):
                 exc = BudgetExceeded(f"{self.key} = {self.reference!r}: {text}")
                 exc.key = "limits.paths"  # type: ignore[attr-defined]
                 raise exc
+            hint = (f" (limits.user_memory = {self.sandbox.memory} bytes)"
+                    if answer[0] in ("x", "program") and
+                    ("MemoryError" in text or "Cannot allocate memory" in text) else "")
             if answer[0] in ("paths", "program"):
-                raise self.fail(text)
+                raise self.fail(text + hint)
             if answer[0] == "x":
-                hint = (f" (limits.user_memory = {self.sandbox.memory} bytes)"
-                        if "MemoryError" in text or "Cannot allocate memory" in text else "")
                 raise self.fail(f"the function raised {text}{hint}")
             raise self.fail(text)
         if not (isinstance(answer, list) and len(answer) == 2 and answer[0] == "v"):
