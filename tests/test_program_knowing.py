@@ -102,3 +102,66 @@ def test_limits_paths_bounds_knowledge_and_steps(tmp_path, command, doc, code):
 def test_a_knowledge_or_step_using_random_is_refused(tmp_path, command, doc, name):
     code = f"import random\ndef {name}(*a):\n    return int(random.random() < 0.75)\n"
     assert_error(invoke([command, _spec(tmp_path, code, doc)]), f"prog:{name}", "random")
+
+
+# ------------------------------------------------------------------ progress
+
+
+def test_enumeration_reports_its_paths_while_watched():
+    """13 fair flips: 2^13 = 8192 paths, reported as two runs of 4096 as they go; 3 paths
+    (a flip, then a second flip on one branch) reported at the end."""
+    from verifier.model.program_enum import enumerate_program, watching
+    from verifier.program import flip
+
+    seen: list[int] = []
+    with watching(seen.append):
+        enumerate_program(lambda: sum(flip() for _ in range(13)), (), name="thirteen")
+        assert seen == [4096, 4096]
+        enumerate_program(lambda: flip() and flip(), (), name="two")
+    assert seen == [4096, 4096, 3]
+    enumerate_program(lambda: flip(), (), name="unwatched")
+    assert seen == [4096, 4096, 3]
+
+
+def test_progress_counts_the_paths_a_spec_program_runs_in_the_child():
+    """examples/programs/rr.toml: 3 records, each flipped: 2^3 = 8 paths on each of the 2^3
+    databases, 64 in all, sent by the user-code child; no line without --progress."""
+    import re
+
+    forced = invoke(["check", PROGRAMS / "rr.toml", "--progress"])
+    assert forced.exit_code == 0
+    totals = [int(t) for t in re.findall(r"program paths: (\d+)", forced.stderr)]
+    assert totals and totals[-1] == 64
+    assert "program paths" not in invoke(["check", PROGRAMS / "rr.toml"]).stderr
+
+
+def test_the_child_sends_a_programs_paths_as_they_run(tmp_path, monkeypatch):
+    """2^14 paths enumerated in the child: with no wait between frames (the child is forked
+    from this process and keeps its module state) the parent hears 4096 paths four times,
+    before the answer; with the default wait their sum is still 2^14."""
+    import threading
+
+    from verifier.model import sandbox_child
+    from verifier.model.program_enum import watching
+    from verifier.model.sandbox import Sandbox
+    from verifier.model.user_code import load_program
+
+    if threading.active_count() != 1:
+        pytest.skip("the child is started afresh, not forked, when threads run")
+    (tmp_path / "many.py").write_text(
+        "from verifier.program import flip\n"
+        "def f(x):\n    return sum(flip() for _ in range(14)) + x\n", encoding="utf-8")
+    for tick, expected in ((0.0, [4096] * 4), (sandbox_child._TICK, None)):
+        monkeypatch.setattr(sandbox_child, "_TICK", tick)
+        sb = Sandbox(tmp_path)
+        try:
+            f = load_program("many:f", sb, "function", 1 << 14)
+            seen: list[int] = []
+            with watching(seen.append):
+                law = f(0)
+            assert law[7] == mpq(3432, 1 << 14)  # C(14, 7) / 2^14
+            assert sum(seen) == 1 << 14
+            if expected is not None:
+                assert seen == expected
+        finally:
+            sb.close()
