@@ -149,6 +149,8 @@ def slow_record_0(db):
     return slow_threshold(db[:1])
 def large_record_0(db):
     return large_threshold(db[:1])
+def coin_record_0(db):
+    return coin_threshold(db[:1])
 """
 
 
@@ -167,8 +169,13 @@ def _user_mechanism(name: str) -> Callable[[dict, str], dict]:
 
 def _program(doc: dict, command: str) -> dict:
     """A program for limits.paths: the thresholded count, told truthfully with probability
-    3/4 (two paths on every database; sweep and family take no program)."""
-    if command not in ("sweep", "family"):
+    3/4 (two paths on every database); for sweep, whose mechanism is a threshold count, ζ is
+    that program on record 0 (family takes no program)."""
+    if command == "sweep":
+        doc["data"]["prior"] = ["1/2", "1/2"]
+        doc["attacker"] = {"target": 1, "knowledge": "feature_knowledge:coin_record_0"}
+        doc["query"].update(notions=["apkdp"], delta="1/10")
+    elif command != "family":
         doc["mechanism"] = {"kind": "program", "function": "feature_knowledge:coin_threshold"}
     return doc
 

@@ -13,7 +13,7 @@ from verifier.cli import app
 from verifier.core.budget import Budget
 from verifier.core.distribution import Dist
 from verifier.core.epsilon import Epsilon
-from verifier.core.errors import BudgetExceeded, InvalidArgument
+from verifier.core.errors import BudgetExceeded, InvalidArgument, UserCodeError
 from verifier.model.mechanisms import mechanism, randomized_response
 from verifier.model.noise import geometric
 from verifier.notions.composition.adaptive import adaptive_step, compose_adaptive, step_of
@@ -126,8 +126,8 @@ def test_loss_values_budget_exact_only():
 def test_bad_step_answers():
     with pytest.raises(InvalidArgument, match="at least one"):
         compose_adaptive([], ONE)
-    bad = adaptive_step(lambda x, h: {0: 1})
-    with pytest.raises(InvalidArgument, match="not a value"):
+    bad = adaptive_step(lambda x, h: {0: 1})  # enumerated: its output must be hashable
+    with pytest.raises(UserCodeError, match="must be hashable"):
         compose_adaptive([bad], ONE)
     assert step_of(randomized_response("3/4", [0, 1])).name
 

@@ -294,9 +294,10 @@ def test_dp_by_brute_force_asks_for_every_law_at_once(folder, exchanges):
 
 
 def test_partial_notions_ask_for_mechanism_and_knowledge_at_once(folder, exchanges):
-    """APK-DP of the sum against knowledge of record 0 given by user code: two loads, each
-    function on one database (the work estimate: outputs and background values of one
-    database), then the others' laws of each function in one round trip each."""
+    """APK-DP of the sum against knowledge of record 0 given by user code: two loads (the
+    knowledge then enumerated as a program: one more request), each function on one database
+    (the work estimate: outputs and background values of one database), then the others'
+    laws of each function in one round trip each."""
     (folder / "know_mod.py").write_text("def first(db):\n    return db[0]\n")
     assert _check(folder, '''
         [data]
@@ -313,7 +314,8 @@ def test_partial_notions_ask_for_mechanism_and_knowledge_at_once(folder, exchang
         epsilon = "ln(2)"
         notions = ["apkdp"]
         ''') == 1
-    assert exchanges == ["load", "load", b'["call"', b'["call"', b'["many"', b'["many"']
+    assert exchanges == ["load", "load", "program", b'["call"', b'["call"', b'["many"',
+                         b'["many"']
 
 
 def _run(folder: Path, command: str, body: str) -> int:

@@ -8,11 +8,12 @@ Z is a finite list of these.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument
+from verifier.model.program_enum import Enumerated
 from verifier.model.user_code import UserFunction, as_output_dist
 
 __all__ = ["Knowledge", "no_knowledge", "known_indices", "knowledge", "NOTHING",
@@ -98,16 +99,15 @@ def describe_indices(idx: Sequence[int]) -> str:
 
 def knowledge(f: Callable[[tuple], object], name: str | None = None) -> Knowledge:
     """A user ζ: a returned :class:`Dist` is randomized knowledge, any other value a fact
-    (a list is the tuple of its elements). A function loaded from a spec
-    (:class:`~verifier.model.user_code.UserFunction`) has its answers checked and its errors
-    named after it."""
+    (a list is the tuple of its elements), and random choices drawn with
+    :mod:`verifier.program` are enumerated exactly (ζ's law on a database is the program's:
+    a function that draws is never sampled). A function loaded from a spec
+    (:class:`~verifier.model.user_code.UserFunction`, loaded as a program by the spec reader)
+    has its answers checked and its errors named after it."""
     if isinstance(f, UserFunction):
         return _user_knowledge(f, name)
-
-    def function(db: tuple) -> Dist:
-        value = f(db)
-        return value if isinstance(value, Dist) else Dist.point(_hashable(value))
-    return Knowledge(name or str(getattr(f, "__name__", "knowledge")), function, None)
+    label = name or str(getattr(f, "__name__", "knowledge"))
+    return Knowledge(label, f if isinstance(f, Enumerated) else Enumerated(f, label), None)
 
 
 def _user_knowledge(user: UserFunction, name: str | None) -> Knowledge:
@@ -118,8 +118,3 @@ def _user_knowledge(user: UserFunction, name: str | None) -> Knowledge:
         user.prefetch((tuple(db),) for db in dbs)
     return Knowledge(name or user.__name__, function, None, prefetch)
 
-
-def _hashable(value: object) -> Hashable:
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    return value

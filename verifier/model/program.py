@@ -129,7 +129,8 @@ class NotAProgram(BaseException):  # not an Exception: user code's `except` lets
 
 def _refuse(law: Law) -> object:
     raise NotAProgram(f"{law.text} was drawn by a function plrv does not enumerate (only "
-                      f'[mechanism] kind = "program" is); it would sample, not answer a law')
+                      f'[mechanism] kind = "program", attacker.knowledge and composition.steps '
+                      f"are); it would sample, not answer a law")
 
 
 def forbidding() -> tracing:

@@ -14,6 +14,11 @@ when its choices repeat. ``limits.paths`` bounds the paths of one input and the 
 path. Outputs must be hashable (a list is read as the tuple of its elements); an output that
 is a ``Dist`` is mixed in with the path's weight (a function returning its law is a program
 of no choices).
+
+Progress: inside ``with watching(sink):`` every enumeration in this process calls
+``sink(paths)`` with the paths it has run since its last call (every :data:`_EVERY` paths and
+at its end), and :func:`note_paths` passes on the paths a sandbox's child reports
+(:mod:`verifier.model.sandbox`); ``plrv``'s progress bar shows their running total.
 """
 
 from __future__ import annotations
@@ -28,11 +33,33 @@ from verifier.core.distribution import Dist
 from verifier.core.errors import UserCodeError, VerifierError
 from verifier.model.program import Law, tracing
 
-__all__ = ["enumerate_program", "Enumerated", "DEFAULT_PATHS"]
+__all__ = ["enumerate_program", "Enumerated", "DEFAULT_PATHS", "watching", "note_paths"]
 
 DEFAULT_PATHS = LIMITS["paths"].default
 _ONE = mpq(1)
 _KEPT = 1 << 16  # laws memoised per program (one per input)
+_EVERY = 1 << 12  # paths between two progress reports of one enumeration
+_SINKS: list[Callable[[int], None]] = []  # the innermost ``watching`` last
+
+
+class watching:
+    """While active (a ``with`` block), enumerations report the paths they run to ``sink``."""
+
+    def __init__(self, sink: Callable[[int], None]):
+        self.sink = sink
+
+    def __enter__(self) -> None:
+        _SINKS.append(self.sink)
+
+    def __exit__(self, *exc: object) -> None:
+        _SINKS.remove(self.sink)
+
+
+def note_paths(paths: int) -> None:
+    """``paths`` more paths run (in this process or in a sandbox's child), told to the
+    innermost :class:`watching` sink, if any."""
+    if _SINKS and paths > 0:
+        _SINKS[-1](paths)
 
 
 class _Stop(BaseException):
@@ -117,6 +144,8 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
             count += 1
             if count > paths:
                 raise _paths(name, f"has more than {paths} paths on one input", paths)
+            if not count % _EVERY:
+                note_paths(_EVERY)
             for j in range(len(prods) - 1, len(laws)):
                 prods.append(prods[j] * laws[j].weights[picks[j]])
             weight = prods[len(laws)]
@@ -137,6 +166,7 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
             picks[j] += 1
             del laws[j + 1:], picks[j + 1:], prods[j + 1:]
             replay.forced = j + 1
+    note_paths(count % _EVERY)
     if random.getstate() != state:
         raise UserCodeError(f"program {name!r} drew from Python's random module, which plrv "
                             f"cannot enumerate; draw with verifier.program's primitives",

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from verifier.core.budget import LIMITS, Budget
 from verifier.core.errors import BudgetExceeded, UnknownName, UserCodeError, VerifierError
+from verifier.model.program_enum import note_paths
 from verifier.model.sandbox_child import prepare, serve
 from verifier.model.sandbox_wire import (
     Closed,
@@ -193,6 +194,10 @@ class Sandbox:
                 payload = message if isinstance(message, bytes) else dumps(message)
                 send_frame(child.wfd, payload, start + self.left)
                 reply = loads(recv_frame(child.rfd, start + self.left))
+                while type(reply) is list and len(reply) == 2 and reply[0] == "progress" \
+                        and type(reply[1]) is int:  # a program's paths so far, then more
+                    note_paths(reply[1])
+                    reply = loads(recv_frame(child.rfd, start + self.left))
             except Timeout:
                 self._end(f"user code ran past limits.user_seconds = {self.seconds} (seconds "
                           f"of user code in one run, imports included) and was stopped; "
@@ -339,11 +344,12 @@ class Remote(Isolated):
                 exc = BudgetExceeded(f"{self.key} = {self.reference!r}: {text}")
                 exc.key = "limits.paths"  # type: ignore[attr-defined]
                 raise exc
+            hint = (f" (limits.user_memory = {self.sandbox.memory} bytes)"
+                    if answer[0] in ("x", "program") and
+                    ("MemoryError" in text or "Cannot allocate memory" in text) else "")
             if answer[0] in ("paths", "program"):
-                raise self.fail(text)
+                raise self.fail(text + hint)
             if answer[0] == "x":
-                hint = (f" (limits.user_memory = {self.sandbox.memory} bytes)"
-                        if "MemoryError" in text or "Cannot allocate memory" in text else "")
                 raise self.fail(f"the function raised {text}{hint}")
             raise self.fail(text)
         if not (isinstance(answer, list) and len(answer) == 2 and answer[0] == "v"):

@@ -16,6 +16,11 @@ so that plrv's standard output carries only its report. Requests and answers are
   value cannot be sent]``, and for a program ``["paths", message]`` (over ``limits.paths``)
   or ``["program", message]`` (it diverged, raised, or returned an unhashable output).
 
+While a program is enumerated the child also sends ``["progress", paths]`` frames before its
+answer — the paths run since the last one, at most every :data:`_TICK` seconds and the rest
+just before the answer — which plrv adds to its progress bar
+(:func:`verifier.model.program_enum.note_paths`).
+
 Whatever user code does to this process — exit with any status, crash, close its streams,
 loop — the parent sees an answer, an end of file or a deadline, and reports the function.
 """
@@ -28,6 +33,7 @@ import os
 import resource
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import NoReturn
 
@@ -56,17 +62,44 @@ def serve(rfd: int, wfd: int, memory: int, parent: int) -> NoReturn:
         _limit(memory)
         _own_streams()
         functions: list = []
-        while True:
-            try:
-                request = loads(recv_frame(rfd))
-            except Closed:
-                break
-            reply = _answer(request, functions)
-            send_frame(wfd, dumps(reply))
+        from verifier.model.program_enum import watching
+
+        reporter = _Reporter(wfd)
+        with watching(reporter):
+            while True:
+                try:
+                    request = loads(recv_frame(rfd))
+                except Closed:
+                    break
+                reply = _answer(request, functions)
+                reporter.flush()
+                send_frame(wfd, dumps(reply))
     except BaseException:
         status = 70
     finally:
         os._exit(status)
+
+
+_TICK = 0.2  # seconds between two progress frames
+
+
+class _Reporter:
+    """The paths a program's enumeration runs, sent to plrv as ``["progress", paths]``."""
+
+    def __init__(self, wfd: int):
+        self.wfd, self.pending, self.last = wfd, 0, time.monotonic()
+
+    def __call__(self, paths: int) -> None:
+        self.pending += paths
+        now = time.monotonic()
+        if now - self.last >= _TICK:
+            self.last = now
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            send_frame(self.wfd, dumps(["progress", self.pending]))
+            self.pending = 0
 
 
 def main() -> NoReturn:

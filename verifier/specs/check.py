@@ -42,7 +42,7 @@ from verifier.model.data import DataModel, check_domain, explicit, iid, independ
 from verifier.model.knowledge import Knowledge, knowledge, known_indices, no_knowledge
 from verifier.model.mechanisms import build_mechanism
 from verifier.model.sandbox import Sandbox, sandbox_for
-from verifier.model.user_code import load_from
+from verifier.model.user_code import load_program
 from verifier.notions.check import NOTIONS, Report, check_notions
 from verifier.notions.partial.cases import ordered_pairs
 from verifier.notions.problem import CheckProblem
@@ -69,9 +69,8 @@ _TABLES = {
 # the commands that read this kind of spec
 COMMANDS = ("check", "sweep", "family", "curve", "prove", "reducible", "compose")
 # the limits a command applies, when not all of CHECK_LIMITS (plrv family reads none)
-LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k not in ("combinations", "memory")),
-             # a threshold sweep takes a threshold count only: no program's paths to bound
-             "sweep": tuple(k for k in CHECK_LIMITS if k != "paths")}
+# (a threshold sweep's mechanism is a threshold count, but its ζ may be a program: paths)
+LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k not in ("combinations", "memory"))}
 # the notions whose attacker knows records (ζ): those conditioned on a background value
 _KNOWING = tuple(n.key for n in NOTIONS.values() if n.conditioning in (
     Conditioning.VALUE_AND_CHOSEN_BACKGROUND, Conditioning.VALUE_AND_DRAWN_BACKGROUND))
@@ -215,7 +214,8 @@ def _read(doc: Document, search_dir: Path | None, command: str,
     except VerifierError as exc:
         raise mech_t.fail(exc.argument or "", str(exc), exc.value) from None
 
-    know, targets, pairs = _read_attacker(doc, command, notions, values, n, where)
+    know, targets, pairs = _read_attacker(doc, command, notions, values, n, where,
+                                          budget.max_paths)
     renyi = read_renyi(query, notions)
     if renyi is None:
         eps = query.read("epsilon", parse_epsilon,
@@ -266,7 +266,7 @@ def _read_limits(doc: Document, command: str, partial: bool = False) -> Budget:
 
 
 def _read_attacker(doc: Document, command: str, notions: tuple[str, ...], values: tuple,
-                   n: int, where: Sandbox | None
+                   n: int, where: Sandbox | None, paths: int
                    ) -> tuple[Knowledge | tuple[Knowledge, ...], object, tuple | None]:
     """Knowledge, targets and pairs: read for the notions that condition on a target (known
     records only for apkdp and ppkdp, and Θ-reducibility; noiseless privacy has none)."""
@@ -281,7 +281,7 @@ def _read_attacker(doc: Document, command: str, notions: tuple[str, ...], values
     attacker = doc.table("attacker")
     know: Knowledge | tuple[Knowledge, ...] = no_knowledge()
     if command == "reducible" or any(x in _KNOWING for x in notions):
-        know = _read_knowledge(attacker, where)
+        know = _read_knowledge(attacker, where, paths)
     else:
         attacker.explain(("known", "knowledge"), "noiseless privacy has no background "
                          "knowledge: it is APK with a trivial ζ", "remove it or ask for apkdp "
@@ -354,7 +354,7 @@ def _read_model(data: Table, values: tuple, n: int) -> DataModel | tuple[DataMod
     return None
 
 
-def _read_knowledge(attacker: Table, where: Sandbox | None
+def _read_knowledge(attacker: Table, where: Sandbox | None, paths: int
                     ) -> Knowledge | tuple[Knowledge, ...]:
     if "known" in attacker and "knowledge" in attacker:
         raise attacker.fail("knowledge", "give either known or knowledge, not both")
@@ -364,7 +364,8 @@ def _read_knowledge(attacker: Table, where: Sandbox | None
             return tuple(attacker.check("known", known_indices, k) for k in known)
         return attacker.check("known", known_indices, known)
     if "knowledge" in attacker:
-        f = attacker.read("knowledge", lambda ref, k: load_from(ref, where, k))
+        # a program: its draws enumerated where it runs (none: one path, its value or Dist)
+        f = attacker.read("knowledge", lambda ref, k: load_program(ref, where, k, paths))
         return knowledge(f)
     return no_knowledge()
 

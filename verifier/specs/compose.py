@@ -45,7 +45,7 @@ from verifier.core.numbers import probability
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism
 from verifier.model.sandbox import sandbox_for
-from verifier.model.user_code import load_from
+from verifier.model.user_code import load_program
 from verifier.notions.composition.adaptive import Step, adaptive_step
 from verifier.notions.composition.enclosure import ENCLOSURE_MODES
 from verifier.notions.composition.grid import Grid, parse_grid
@@ -197,8 +197,7 @@ def _adaptive(doc: Document, comp: Table, file: str, search_dir: Path) -> Compos
         raise comp.fail("steps", "give either [mechanism] (composed --k times) or "
                                  "composition.steps (an adaptive composition), not both")
     check_tables(raw, _TABLES, file)
-    budget = budget_from_limits(doc.table("limits").rest(),  # steps are no programs
-                                tuple(k for k in COMPOSE_LIMITS if k != "paths"), file)
+    budget = budget_from_limits(doc.table("limits").rest(), COMPOSE_LIMITS, file)
     where = sandbox_for(search_dir, budget)  # user code: its own process, under the limits
     given_input = doc.table("input")
     data = doc.table("data", required=not given_input)
@@ -229,8 +228,8 @@ def _adaptive(doc: Document, comp: Table, file: str, search_dir: Path) -> Compos
     refs = comp.list_of("steps", string)
 
     def load(j: int) -> Step:
-        return adaptive_step(comp.check("steps", lambda: load_from(
-            refs[j], where, f"composition.steps[{j}]")))
+        return adaptive_step(comp.check("steps", lambda: load_program(  # draws enumerated
+            refs[j], where, f"composition.steps[{j}]", budget.max_paths)))
 
     steps = tuple(load(j) for j in range(len(refs)))
     mode, grid = _options(comp)

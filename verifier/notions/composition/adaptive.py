@@ -33,7 +33,8 @@ from verifier.core.distribution import Dist
 from verifier.core.epsilon import parse_epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument
 from verifier.core.numbers import probability
-from verifier.model.mechanisms import Mechanism, as_dist
+from verifier.model.mechanisms import Mechanism
+from verifier.model.program_enum import Enumerated
 from verifier.model.user_code import UserFunction, as_output_dist
 from verifier.notions.composition.exact import DEFAULT_MAX_VALUES, LossDistribution
 from verifier.notions.dp.neighbours import Relation, relation_pairs
@@ -66,15 +67,18 @@ class Step:
 
 def adaptive_step(f: Callable[[tuple, History], object], name: str | None = None) -> Step:
     """Wrap ``f(x, earlier_outputs)``: a returned :class:`Dist` is the law of this step's
-    output, any other value a point mass. A user function named in a spec
-    (:class:`~verifier.model.user_code.UserFunction`) has its answers read strictly."""
+    output, any other value a point mass, and random choices drawn with
+    :mod:`verifier.program` are enumerated exactly (a step that draws is never sampled). A
+    user function named in a spec (:class:`~verifier.model.user_code.UserFunction`, loaded
+    as a program by the spec reader) has its answers read strictly."""
     if isinstance(f, UserFunction):
         user = f
         kernel = lambda x, h: as_output_dist(user(x, h), user)  # noqa: E731
         return Step(name or user.__name__, kernel,
                     lambda calls: user.prefetch((tuple(x), h) for x, h in calls))
-    kernel = lambda x, h: as_dist(f(x, h))  # noqa: E731
-    return Step(name or str(getattr(f, "__name__", "step")), kernel)
+    label = name or str(getattr(f, "__name__", "step"))
+    law = f if isinstance(f, Enumerated) else Enumerated(f, label, memo=False)
+    return Step(label, law)
 
 
 def step_of(mech: Mechanism) -> Step:
