@@ -50,6 +50,24 @@ def test_randomized_response_on_one_record_every_form_is_rdp():
         assert type(r.lo) is MPQ and type(r.hi) is MPQ
 
 
+@pytest.mark.parametrize("notions", [["apkzcdp", "ppkzcdp", "noiselesszcdp"],
+                                     ["noiselesszcdp", "apkrdp"], ["ppkzcdp", "apkzcdp"]])
+def test_a_zcdp_form_before_another_form_is_decided(notions):
+    """A zCDP form asked before a form not yet computed (here, the first one listed): the
+    second form's cases were built from the first one's list of laws in place of the value
+    pairs (TypeError: unhashable type: 'dict', exit 2 from ``plrv check``). One record, so
+    every form is RR(3/4)'s own divergence: by hand D_2 = ln(7/3) ≈ 0.847 > 2·(1/100), so
+    ρ = 1/100 fails for each form, and S_2 = 7/3 for apkrdp."""
+    rr = randomized_response("3/4", [0, 1])
+    orders = [2] if "apkrdp" in notions else []
+    r = check_renyi_partial(rr, iid(["1/3", "2/3"], [0, 1], 1), notions, orders=orders,
+                            rho="1/100")
+    assert sorted(r.results) == sorted(notions)
+    assert all(res.holds is False for res in r.results.values())
+    if "apkrdp" in notions:
+        assert r.results["apkrdp"].orders[0].value.moment == Fraction(7, 3)
+
+
 # ---------------------------------------------------------------- a noisy thresholded count
 
 
