@@ -93,6 +93,28 @@ def test_divergence_is_refused_naming_the_function_and_the_choice(tmp_path):
     assert_error(invoke(["check", spec]), "prog:f", "diverged at choice 2")
 
 
+def test_divergence_caught_by_the_program_is_still_refused(tmp_path):
+    # every other run draws flip(1/3) where flip(1/2) was recorded, inside
+    # `except BaseException: return 0`: without the refusal plrv read a law and said the
+    # claim holds (exit 0)
+    spec = _program_spec(tmp_path, "from verifier.program import flip\nRUNS = []\n"
+                                   "def f(db):\n    RUNS.append(1)\n    try:\n"
+                                   "        a = flip('1/2' if len(RUNS) % 2 else '1/3')\n"
+                                   "    except BaseException:\n        return 0\n"
+                                   "    return 1 if a else 0\n")
+    assert_error(invoke(["check", spec]), "prog:f", "diverged at choice 1")
+
+
+def test_choice_limit_caught_by_the_program_is_still_refused(tmp_path):
+    # 1-valued choices past limits.paths = 5, the stop caught: one path, which must not pass
+    spec = _program_spec(tmp_path, "from verifier.program import flip\n"
+                                   "def f(db):\n    try:\n        while True:\n"
+                                   "            flip('1')\n"
+                                   "    except BaseException:\n        return db[0]\n",
+                         limits={"paths": 5})
+    assert_error(invoke(["check", spec]), "prog:f", "more than 5 choices on one path")
+
+
 def test_paths_limit_is_applied_in_the_child(tmp_path):
     code = ("from verifier.program import flip\n"
             "def f(db):\n    return tuple(x if flip('3/4') else 1 - x for x in db)\n")

@@ -46,7 +46,7 @@ class _Stop(BaseException):
 class _Replay:
     """The tracer: forced values for the first ``forced`` choices, first values after."""
 
-    __slots__ = ("laws", "picks", "forced", "pos", "max_choices")
+    __slots__ = ("laws", "picks", "forced", "pos", "max_choices", "stopped")
 
     def __init__(self, max_choices: int):
         self.laws: list[Law] = []
@@ -54,6 +54,7 @@ class _Replay:
         self.forced = 0
         self.pos = 0
         self.max_choices = max_choices
+        self.stopped: _Stop | None = None  # the run's stop, kept if the program catches it
 
     def __call__(self, law: Law) -> object:
         i = self.pos
@@ -61,14 +62,23 @@ class _Replay:
         if i < self.forced:
             recorded = self.laws[i]
             if law is not recorded and not law.same(recorded):
-                raise _Stop(f"diverged at choice {i + 1}: {law.text} where {recorded.text} "
-                            f"was recorded (it used random, time or global state?)")
+                raise self._stop(f"diverged at choice {i + 1}: {law.text} where "
+                                 f"{recorded.text} was recorded (it used random, time or "
+                                 f"global state?)")
             return law.values[self.picks[i]]
         if i >= self.max_choices:
-            raise _Stop(f"made more than {self.max_choices} choices on one path", limit=True)
+            raise self._stop(f"made more than {self.max_choices} choices on one path",
+                             limit=True)
         self.laws.append(law)
         self.picks.append(0)
         return law.values[0]
+
+    def _stop(self, message: str, limit: bool = False) -> _Stop:
+        """The stop to raise, remembered: a program that catches it (``except
+        BaseException``) and returns is refused all the same."""
+        if self.stopped is None:
+            self.stopped = _Stop(message, limit)
+        return self.stopped
 
 
 def _hashable(value: object, name: str) -> Hashable:
@@ -94,18 +104,19 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
     count = 0
     with tracing(replay):
         while True:
-            replay.pos = 0
+            replay.pos, replay.stopped = 0, None
             try:
                 out = fn(*args)
-            except _Stop as stop:
-                if stop.limit:
-                    raise _paths(name, str(stop), paths) from None
-                raise UserCodeError(f"program {name!r} {stop}", function=name,
-                                    argument="function") from None
+            except _Stop:
+                pass
             except (Exception, SystemExit) as exc:
+                if replay.stopped is not None:
+                    raise _stopped(name, replay.stopped, paths) from None
                 raise UserCodeError(f"program {name!r} raised {type(exc).__name__}: "
                                     f"{' '.join(str(exc).split())[:200]} on path "
                                     f"{count + 1}", function=name, argument="function") from exc
+            if replay.stopped is not None:  # raised, or caught by the program and ignored
+                raise _stopped(name, replay.stopped, paths)
             laws, picks = replay.laws, replay.picks
             if replay.pos < replay.forced:
                 raise UserCodeError(f"program {name!r} diverged at choice {replay.pos + 1}: "
@@ -142,6 +153,12 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
     if sum(masses.values(), mpq(0)) != 1:  # cannot happen: each law sums to 1
         raise AssertionError(f"program {name!r}: the paths' weights do not sum to 1")
     return Dist._trusted(masses)
+
+
+def _stopped(name: str, stop: _Stop, paths: int) -> Exception:
+    if stop.limit:
+        return _paths(name, str(stop), paths)
+    return UserCodeError(f"program {name!r} {stop}", function=name, argument="function")
 
 
 def _paths(name: str, what: str, paths: int) -> Exception:
