@@ -115,6 +115,19 @@ def test_choice_limit_caught_by_the_program_is_still_refused(tmp_path):
     assert_error(invoke(["check", spec]), "prog:f", "more than 5 choices on one path")
 
 
+def test_an_int_subclass_that_equals_everything_cannot_merge_outputs(tmp_path):
+    # returns 0 or the record on a fair flip: P[1 | (1, x)] = 1/2 against 0 for (0, x), so
+    # no ε holds at δ = 0. With S(0) == S(1) the paths merged into a point mass and
+    # "ε = ln(3), δ = 0 holds" came out (exit 0)
+    code = ("from verifier.program import flip\n"
+            "class S(int):\n    def __eq__(self, other):\n        return True\n"
+            "    def __hash__(self):\n        return 0\n"
+            "def f(db):\n    return S(0) if flip('1/2') else S(db[0])\n")
+    assert_error(invoke(["check", _program_spec(tmp_path, code)]), "prog:f", "subclass")
+    plain = code.replace("S(0) if", "0 if").replace("S(db[0])", "db[0]")
+    assert invoke(["check", _program_spec(tmp_path, plain)]).exit_code == 1
+
+
 def test_paths_limit_is_applied_in_the_child(tmp_path):
     code = ("from verifier.program import flip\n"
             "def f(db):\n    return tuple(x if flip('3/4') else 1 - x for x in db)\n")

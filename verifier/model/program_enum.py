@@ -11,20 +11,22 @@ A program must make the same choices when replayed with the same prefix. One tha
 (it drew from ``random``, read the clock or a global it changes) is refused naming the choice
 where it diverged; one that changed the state of Python's ``random`` module is refused even
 when its choices repeat. ``limits.paths`` bounds the paths of one input and the choices of one
-path. Outputs must be hashable (a list is read as the tuple of its elements); an output that
-is a ``Dist`` is mixed in with the path's weight (a function returning its law is a program
-of no choices).
+path. Outputs are merged on ``==``, so they must be of exact built-in types (a list is read
+as the tuple of its elements; a subclass, whose ``==`` may merge anything, is refused); an
+output that is a ``Dist`` is mixed in with the path's weight (a function returning its law
+is a program of no choices).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Hashable
+from fractions import Fraction
 
-from gmpy2 import mpq
+from gmpy2 import mpq, mpz
 
 from verifier.core.budget import LIMITS, exceeded
-from verifier.core.distribution import Dist
+from verifier.core.distribution import Bottom, Dist
 from verifier.core.errors import UserCodeError
 from verifier.model.program import Law, tracing
 
@@ -81,16 +83,33 @@ class _Replay:
         return self.stopped
 
 
-def _hashable(value: object, name: str) -> Hashable:
-    if isinstance(value, (list, tuple)):
-        return tuple(_hashable(v, name) for v in value)
+_ATOMS = frozenset({type(None), bool, int, str, float, Fraction, type(mpq(0)), type(mpz(0)),
+                    Bottom})
+
+
+def _plain(value: object, name: str) -> Hashable:
+    """``value`` as an output to merge on: atoms of the exact types Python compares by value
+    (a list read as the tuple of its elements). Paths merge on ``==`` and ``hash``, which a
+    subclass or any other type may redefine (``__eq__`` always true would merge every
+    output into one, a constant law), so anything else is refused."""
+    t = type(value)
+    if t in _ATOMS:
+        return value  # type: ignore[return-value]
+    if t is tuple or t is list:
+        return tuple(_plain(v, name) for v in value)  # type: ignore[attr-defined]
+    what = "be hashable (a tuple, not a list or a dict)" if t in (dict, set) else \
+        "be of the exact types int, str, Fraction, None or tuples of these, not a subclass " \
+        "or another type (its == and hash could merge different outputs)"
+    raise UserCodeError(f"program {name!r} returned {t.__name__} {_cut(value)}; outputs must "
+                        f"{what}", function=name, argument="function")
+
+
+def _cut(value: object) -> str:
     try:
-        hash(value)
-    except TypeError:
-        raise UserCodeError(f"program {name!r} returned {type(value).__name__} "
-                            f"{value!r:.60}; outputs must be hashable (a tuple, not a list "
-                            f"or a dict)", function=name, argument="function") from None
-    return value
+        r = repr(value)
+    except Exception:  # a user's __repr__ may raise anything
+        return "<object>"
+    return r if len(r) <= 60 else r[:40] + "…"
 
 
 def enumerate_program(fn: Callable, args: tuple, *, name: str,
@@ -131,13 +150,11 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
             weight = prods[len(laws)]
             if isinstance(out, Dist):  # a law of its own: mixed in
                 for o, w in out.items():
-                    masses[o] = masses.get(o, 0) + weight * w
+                    key = _plain(o, name)
+                    masses[key] = masses.get(key, 0) + weight * w
             else:
-                try:
-                    masses[out] = masses.get(out, 0) + weight
-                except TypeError:
-                    key = _hashable(out, name)
-                    masses[key] = masses.get(key, 0) + weight
+                key = out if type(out) in _ATOMS else _plain(out, name)
+                masses[key] = masses.get(key, 0) + weight
             j = len(laws) - 1
             while j >= 0 and picks[j] == len(laws[j].values) - 1:
                 j -= 1
