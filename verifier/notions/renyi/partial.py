@@ -225,9 +225,9 @@ def partial_renyi_report(tables: Sequence[Table], pairs: Sequence[tuple],
             # one case with D_α = +∞ (at one order, so at all) makes ρ* = +∞: the others'
             # terms (O(n) outputs each on a shift table) are then not formed
             infinite = next((c for c in cases if c.infinite()), None)
-            pairs = [(infinite.label, None)] if infinite is not None else \
+            terms = [(infinite.label, None)] if infinite is not None else \
                 [(c.label, c.terms()) for c in cases]
-            results[name] = zcdp_result(pairs, len(cases), claim.rho, claim.epsilon,
+            results[name] = zcdp_result(terms, len(cases), claim.rho, claim.epsilon,
                                         claim.delta)
     engines = sorted({t.engine for t in tables})
     return RenyiReport(results, info + tuple(engines))
