@@ -94,7 +94,7 @@ def _plain(value: object, name: str) -> Hashable:
     output into one, a constant law), so anything else is refused."""
     t = type(value)
     if t in _ATOMS:
-        return value  # type: ignore[return-value]
+        return value
     if t is tuple or t is list:
         return tuple(_plain(v, name) for v in value)  # type: ignore[attr-defined]
     what = "be hashable (a tuple, not a list or a dict)" if t in (dict, set) else \
