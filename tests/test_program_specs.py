@@ -128,6 +128,18 @@ def test_an_int_subclass_that_equals_everything_cannot_merge_outputs(tmp_path):
     assert invoke(["check", _program_spec(tmp_path, plain)]).exit_code == 1
 
 
+def test_a_function_that_catches_the_primitives_refusal_is_still_refused(tmp_path):
+    # kind = "function" is called, not enumerated: flip() there is refused. Caught by
+    # `except BaseException: return 0`, the function looked constant and "ε = ln(3), δ = 0
+    # holds" came out (exit 0), though the code it names releases the record half the time
+    code = ("from verifier.program import flip\n"
+            "def f(db):\n    try:\n        return db[0] if flip('1/2') else 0\n"
+            "    except BaseException:\n        return 0\n")
+    spec = _program_spec(tmp_path, code)
+    spec.write_text(spec.read_text().replace('"program"', '"function"'))
+    assert_error(invoke(["check", spec]), "prog:f", "does not enumerate")
+
+
 def test_paths_limit_is_applied_in_the_child(tmp_path):
     code = ("from verifier.program import flip\n"
             "def f(db):\n    return tuple(x if flip('3/4') else 1 - x for x in db)\n")
