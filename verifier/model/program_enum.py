@@ -126,8 +126,11 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
             replay.pos, replay.stopped = 0, None
             try:
                 out = fn(*args)
-            except _Stop:
-                pass
+            except _Stop as stop:
+                if replay.stopped is None:  # raised by the program itself
+                    raise UserCodeError(f"program {name!r} raised {stop!s:.100} on path "
+                                        f"{count + 1}", function=name,
+                                        argument="function") from None
             except (Exception, SystemExit) as exc:
                 if replay.stopped is not None:
                     raise _stopped(name, replay.stopped, paths) from None
