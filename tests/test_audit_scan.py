@@ -86,6 +86,47 @@ def test_bisection_finds_the_change_and_steps_over_errors() -> None:
     assert len(calls) < 30  # log2(1000) + the steps over errors, not 1000
 
 
+def test_bisection_without_an_unsound_value_is_undecided_never_sound() -> None:
+    # unsound at compose = 3 only: LO = 1 and HI = 201 are sound, the bisection has no bracket
+    # and decides nothing between them, so the range is not shown sound
+    from verifier.audit.runner import AuditResult
+
+    calls: list[int] = []
+
+    def decide(c: AuditCase) -> AuditRow:
+        calls.append(c.compose)
+        v = "unsound" if c.compose == 3 else "sound"
+        return AuditRow(c, None, None, None, None, v, None, "exact", {})
+
+    r = run_scan(_case(compose=1), parse_scan(f"compose=1..{MAX_LINEAR + 1}"), decide)
+    assert calls == [1, MAX_LINEAR + 1] and r.first_unsound is None and r.undecided
+    rows = tuple(p.row for p in r.points if p.row is not None)
+    assert AuditResult("a.toml", rows, None, scans=(r,)).holds is None
+    linear = run_scan(_case(compose=1), parse_scan("compose=1..40"), decide)
+    assert linear.first_unsound == "3" and not linear.undecided
+
+
+def test_cli_bisection_over_sound_ends_is_unknown(tmp_path) -> None:
+    # OpenDP's make_geometric at the scale 0x1.9c50fa1b29c51p+0 with bounds [0, 3] is unsound
+    # at d_in = 3 only (examples/audit/opendp_geometric_scan.toml): d_in = 1 claims ε =
+    # 1/scale, the law's own; d_in ≥ 4 claims more than the clamp to [0, 3] leaks. A scan of
+    # d_in = 1..201 bisects, decides 1 and 201 (both sound) and must not exit 0.
+    pytest.importorskip("opendp")
+    cfg = tmp_path / "a.toml"
+    cfg.write_text('[[case]]\nlibrary = "opendp"\nconstructor = "make_geometric"\n'
+                   'args = { scale = { f64 = "0x1.9c50fa1b29c51p+0" }, bounds = [0, 3] }\n'
+                   'd_in = 3\n')
+    r = CliRunner().invoke(app, ["audit", str(cfg), "--scan", f"d_in=1..{MAX_LINEAR + 1}"])
+    assert r.exit_code == 3, r.output
+    assert "undecided" in r.output and "verdict: unknown" in r.output
+    r = CliRunner().invoke(app, ["audit", str(cfg), "--json", "--scan",
+                                 f"d_in=1..{MAX_LINEAR + 1}"])
+    out = json.loads(r.output)
+    assert r.exit_code == 3 and out["holds"] is None and out["scans"][0]["undecided"] is True
+    r = CliRunner().invoke(app, ["audit", str(cfg), "--scan", "d_in=1..5"])
+    assert r.exit_code == 1 and "first unsound d_in = 3" in r.output
+
+
 def test_linear_finds_the_smallest_and_records_errors() -> None:
     decide, _ = _fake(27, errs=(3,))
     r = run_scan(_case(compose=1), parse_scan("compose=1..40"), decide)

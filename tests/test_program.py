@@ -168,3 +168,14 @@ def test_the_python_api_and_the_plugin_take_a_program_function_directly():
     assert_not_dp(rr, replace_one([0, 1], 2), "ln(2)")
     with pytest.raises(InvalidArgument, match="neither a Mechanism nor a function"):
         check_renyi(3, one, orders=[2], rho="2")
+
+
+def test_a_stop_the_program_raises_itself_is_its_own_exception():
+    # the enumerator's private stop, raised by the program and not by a choice: before, the
+    # run was read as having returned and failed on its unset output (UnboundLocalError)
+    from verifier.model.program_enum import _Stop
+
+    def fake(db):
+        raise _Stop("made up")
+    with pytest.raises(UserCodeError, match=r"program '.*fake' raised made up on path 1"):
+        program(fake)((0,))

@@ -93,6 +93,53 @@ def test_divergence_is_refused_naming_the_function_and_the_choice(tmp_path):
     assert_error(invoke(["check", spec]), "prog:f", "diverged at choice 2")
 
 
+def test_divergence_caught_by_the_program_is_still_refused(tmp_path):
+    # every other run draws flip(1/3) where flip(1/2) was recorded, inside
+    # `except BaseException: return 0`: without the refusal plrv read a law and said the
+    # claim holds (exit 0)
+    spec = _program_spec(tmp_path, "from verifier.program import flip\nRUNS = []\n"
+                                   "def f(db):\n    RUNS.append(1)\n    try:\n"
+                                   "        a = flip('1/2' if len(RUNS) % 2 else '1/3')\n"
+                                   "    except BaseException:\n        return 0\n"
+                                   "    return 1 if a else 0\n")
+    assert_error(invoke(["check", spec]), "prog:f", "diverged at choice 1")
+
+
+def test_choice_limit_caught_by_the_program_is_still_refused(tmp_path):
+    # 1-valued choices past limits.paths = 5, the stop caught: one path, which must not pass
+    spec = _program_spec(tmp_path, "from verifier.program import flip\n"
+                                   "def f(db):\n    try:\n        while True:\n"
+                                   "            flip('1')\n"
+                                   "    except BaseException:\n        return db[0]\n",
+                         limits={"paths": 5})
+    assert_error(invoke(["check", spec]), "prog:f", "more than 5 choices on one path")
+
+
+def test_an_int_subclass_that_equals_everything_cannot_merge_outputs(tmp_path):
+    # returns 0 or the record on a fair flip: P[1 | (1, x)] = 1/2 against 0 for (0, x), so
+    # no ε holds at δ = 0. With S(0) == S(1) the paths merged into a point mass and
+    # "ε = ln(3), δ = 0 holds" came out (exit 0)
+    code = ("from verifier.program import flip\n"
+            "class S(int):\n    def __eq__(self, other):\n        return True\n"
+            "    def __hash__(self):\n        return 0\n"
+            "def f(db):\n    return S(0) if flip('1/2') else S(db[0])\n")
+    assert_error(invoke(["check", _program_spec(tmp_path, code)]), "prog:f", "subclass")
+    plain = code.replace("S(0) if", "0 if").replace("S(db[0])", "db[0]")
+    assert invoke(["check", _program_spec(tmp_path, plain)]).exit_code == 1
+
+
+def test_a_function_that_catches_the_primitives_refusal_is_still_refused(tmp_path):
+    # kind = "function" is called, not enumerated: flip() there is refused. Caught by
+    # `except BaseException: return 0`, the function looked constant and "ε = ln(3), δ = 0
+    # holds" came out (exit 0), though the code it names releases the record half the time
+    code = ("from verifier.program import flip\n"
+            "def f(db):\n    try:\n        return db[0] if flip('1/2') else 0\n"
+            "    except BaseException:\n        return 0\n")
+    spec = _program_spec(tmp_path, code)
+    spec.write_text(spec.read_text().replace('"program"', '"function"'))
+    assert_error(invoke(["check", spec]), "prog:f", "does not enumerate")
+
+
 def test_paths_limit_is_applied_in_the_child(tmp_path):
     code = ("from verifier.program import flip\n"
             "def f(db):\n    return tuple(x if flip('3/4') else 1 - x for x in db)\n")

@@ -260,6 +260,25 @@ def test_cli_json_holds_and_fails(tmp_path):
     assert "apkrdp     does not hold" in bad.stdout
 
 
+def test_cli_zcdp_form_before_another_form(tmp_path):
+    # a zcdp form asked before a form of the other attacker: the second used to be computed
+    # over the first's (label, terms) list instead of the value pairs (internal error). RR
+    # with truth 3/4, record 1 known: every conditional law is RR's own, so PPK D_2 =
+    # ln((3/4)²/(1/4) + (1/4)²/(3/4)) = ln(7/3), and APK ρ* = sup_α D_α/α = the KL
+    # divergence (3/4 − 1/4)·ln 3 = ln(3)/2 ≈ 0.549 > 1/2 (its limit at α → 1)
+    spec = RR_SPEC.replace("records = 1", "records = 2").replace(
+        '[query]', '[attacker]\ntarget = 0\nknown = [1]\n[query]').replace(
+        '"rdp", "apkrdp", "ppkzcdp"', '"apkzcdp", "ppkrdp"').format(rho="1/2")
+    r = _run(spec, tmp_path, "--json")
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    assert out["ppkrdp"]["orders"][0]["value"] == "ln(7/3)" and out["ppkrdp"]["holds"]
+    lo, hi = (mpq(x) for x in out["apkzcdp"]["enclosure"])
+    # ln(3)/2 = 0.54930614…
+    assert out["apkzcdp"]["holds"] is False and lo > mpq(1, 2)
+    assert lo <= mpq(5493062, 10 ** 7) and hi >= mpq(5493061, 10 ** 7)
+
+
 @pytest.mark.parametrize("extra, key", [
     ('notions = ["apkzcdp"]\nrho = "1"\norders = [2]', "orders"),
     ('notions = ["apkrdp"]\norders = [2]', "rho"),

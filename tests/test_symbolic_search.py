@@ -111,3 +111,18 @@ def test_no_hypothesis_examples_skips_the_stage():
     conj = Conjecture("none", "true", lambda i: True, family=lambda n: [])
     assert search(conj, SearchBudget(examples=0)).evidence[1] == (
         "hypothesis: skipped (0 examples asked)")
+
+
+def test_records_bounds_the_exhaustive_stages_and_says_the_z3_templates_do_not_obey_it():
+    # with one record there is nothing to know, so APK = PPK and no instance of the family
+    # or of Hypothesis refutes apk-le-ppk; the counterexample found comes from z3's template of
+    # 3 records (minimised to 2), more than --records 1: the option's help must say so
+    from typer.testing import CliRunner
+
+    from verifier.cli import app
+
+    res = search(conjecture("apk-le-ppk"), SearchBudget(max_records=1, examples=0))
+    assert res.found and "z3: counterexample on the template" in " ".join(res.evidence)
+    assert "none a counterexample" in res.evidence[0]
+    text = " ".join(CliRunner().invoke(app, ["search", "--help"]).output.split())
+    assert "z3 templates keep their own 2 and 3" in text

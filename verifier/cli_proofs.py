@@ -101,7 +101,9 @@ def reducible(spec: SpecArg, json_out: JsonOpt = False, certificate: CertOpt = N
 def search(
     name: Annotated[str, typer.Argument(help="A registered conjecture, e.g. apk-le-ppk.",
                                         show_default=False)],
-    records: Annotated[int, typer.Option(min=1, max=3, help="Largest number of records.")] = 3,
+    records: Annotated[int, typer.Option(
+        min=1, max=3, help="Largest number of records of the exhaustive family and the "
+        "Hypothesis instances (the z3 templates keep their own 2 and 3).")] = 3,
     examples: Annotated[int, typer.Option(min=0, help="Hypothesis examples.")] = 200,
     json_out: JsonOpt = False,
     workers: WorkersOpt = None,

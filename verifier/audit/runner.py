@@ -47,12 +47,15 @@ class AuditResult:
 
     @property
     def holds(self) -> bool | None:
-        """False if any case is unsound, None if any is unknown (and none unsound) or a
-        scanned value could not be decided."""
+        """False if any case is unsound, None if any is unknown (and none unsound), a
+        scanned value could not be decided, or a bisection left values of its range undecided
+        without finding an unsound one."""
         verdicts = {r.verdict for r in self.rows}
         if "unsound" in verdicts:
             return False
         if any(p.row is None for s in self.scans for p in s.points):
+            return None
+        if any(s.undecided for s in self.scans):
             return None
         return None if "unknown" in verdicts else True
 

@@ -8,7 +8,8 @@
   range is searched by *bisection*, which decides ``LO`` and ``HI`` and then halves the bracket
   between a sound and an unsound value — the boundary it reports (``b − 1`` sound, ``b``
   unsound) is a proved change of verdict, and the smallest unsound value only if soundness is
-  monotone in the key;
+  monotone in the key. A bisection that finds no unsound value decided only some values of
+  the range, so its verdict is unknown, never sound;
 * ``LO..HI/N``: ``N`` evenly spaced values from ``LO`` to ``HI`` (computed exactly, each
   rounded to the nearest double and handed to the library as that double), decided in order;
 * ``V1,V2,…``: those values, in order (an integer, a double ``0x1.8p-1`` or ``0.75``, or a
@@ -84,6 +85,12 @@ class ScanResult:
     first_unsound: str | None
     last_sound: str | None
     changes: tuple[str, ...]
+
+    @property
+    def undecided(self) -> bool:
+        """A bisection that found no unsound value: it decided only some values of the range
+        (``LO``, ``HI`` and the halvings), so it proves nothing of the values between."""
+        return self.method == "bisection" and self.first_unsound is None
 
 
 def _fail(text: str, why: str) -> InvalidArgument:

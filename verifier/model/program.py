@@ -127,16 +127,27 @@ class NotAProgram(BaseException):  # not an Exception: user code's `except` lets
     would sample, and the answer would be one draw taken for the law."""
 
 
-def _refuse(law: Law) -> object:
-    raise NotAProgram(f"{law.text} was drawn by a function plrv does not enumerate (only "
-                      f'[mechanism] kind = "program", attacker.knowledge and composition.steps '
-                      f"are); it would sample, not answer a law")
-
-
-def forbidding() -> tracing:
+class forbidding(tracing):
     """While active, a primitive raises :class:`NotAProgram` instead of sampling (around the
-    calls of user functions that are not programs)."""
-    return tracing(_refuse)
+    calls of user functions that are not programs). The refusal is kept: a block that ends
+    normally after one (the function caught it and returned) raises it again on leaving."""
+
+    def __init__(self) -> None:
+        super().__init__(self._refuse)
+        self.refused: NotAProgram | None = None
+
+    def _refuse(self, law: Law) -> object:
+        if self.refused is None:
+            self.refused = NotAProgram(
+                f"{law.text} was drawn by a function plrv does not enumerate (only "
+                f'[mechanism] kind = "program", attacker.knowledge and composition.steps '
+                f"are); it would sample, not answer a law")
+        raise self.refused
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
+        if exc[0] is None and self.refused is not None:
+            raise self.refused
 
 
 class seed:

@@ -11,9 +11,10 @@ A program must make the same choices when replayed with the same prefix. One tha
 (it drew from ``random``, read the clock or a global it changes) is refused naming the choice
 where it diverged; one that changed the state of Python's ``random`` module is refused even
 when its choices repeat. ``limits.paths`` bounds the paths of one input and the choices of one
-path. Outputs must be hashable (a list is read as the tuple of its elements); an output that
-is a ``Dist`` is mixed in with the path's weight (a function returning its law is a program
-of no choices).
+path. Outputs are merged on ``==``, so they must be of exact built-in types (a list is read
+as the tuple of its elements; a subclass, whose ``==`` may merge anything, is refused); an
+output that is a ``Dist`` is mixed in with the path's weight (a function returning its law
+is a program of no choices).
 
 Progress: inside ``with watching(sink):`` every enumeration in this process calls
 ``sink(paths)`` with the paths it has run since its last call (every :data:`_EVERY` paths and
@@ -25,11 +26,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Hashable
+from fractions import Fraction
 
-from gmpy2 import mpq
+from gmpy2 import mpq, mpz
 
 from verifier.core.budget import LIMITS, exceeded
-from verifier.core.distribution import Dist
+from verifier.core.distribution import Bottom, Dist
 from verifier.core.errors import UserCodeError, VerifierError
 from verifier.model.program import Law, tracing
 
@@ -73,7 +75,7 @@ class _Stop(BaseException):
 class _Replay:
     """The tracer: forced values for the first ``forced`` choices, first values after."""
 
-    __slots__ = ("laws", "picks", "forced", "pos", "max_choices")
+    __slots__ = ("laws", "picks", "forced", "pos", "max_choices", "stopped")
 
     def __init__(self, max_choices: int):
         self.laws: list[Law] = []
@@ -81,6 +83,7 @@ class _Replay:
         self.forced = 0
         self.pos = 0
         self.max_choices = max_choices
+        self.stopped: _Stop | None = None  # the run's stop, kept if the program catches it
 
     def __call__(self, law: Law) -> object:
         i = self.pos
@@ -88,26 +91,52 @@ class _Replay:
         if i < self.forced:
             recorded = self.laws[i]
             if law is not recorded and not law.same(recorded):
-                raise _Stop(f"diverged at choice {i + 1}: {law.text} where {recorded.text} "
-                            f"was recorded (it used random, time or global state?)")
+                raise self._stop(f"diverged at choice {i + 1}: {law.text} where "
+                                 f"{recorded.text} was recorded (it used random, time or "
+                                 f"global state?)")
             return law.values[self.picks[i]]
         if i >= self.max_choices:
-            raise _Stop(f"made more than {self.max_choices} choices on one path", limit=True)
+            raise self._stop(f"made more than {self.max_choices} choices on one path",
+                             limit=True)
         self.laws.append(law)
         self.picks.append(0)
         return law.values[0]
 
+    def _stop(self, message: str, limit: bool = False) -> _Stop:
+        """The stop to raise, remembered: a program that catches it (``except
+        BaseException``) and returns is refused all the same."""
+        if self.stopped is None:
+            self.stopped = _Stop(message, limit)
+        return self.stopped
 
-def _hashable(value: object, name: str) -> Hashable:
-    if isinstance(value, (list, tuple)):
-        return tuple(_hashable(v, name) for v in value)
+
+_ATOMS = frozenset({type(None), bool, int, str, float, Fraction, type(mpq(0)), type(mpz(0)),
+                    Bottom})
+
+
+def _plain(value: object, name: str) -> Hashable:
+    """``value`` as an output to merge on: atoms of the exact types Python compares by value
+    (a list read as the tuple of its elements). Paths merge on ``==`` and ``hash``, which a
+    subclass or any other type may redefine (``__eq__`` always true would merge every
+    output into one, a constant law), so anything else is refused."""
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if t is tuple or t is list:
+        return tuple(_plain(v, name) for v in value)  # type: ignore[attr-defined]
+    what = "be hashable (a tuple, not a list or a dict)" if t in (dict, set) else \
+        "be of the exact types int, str, Fraction, None or tuples of these, not a subclass " \
+        "or another type (its == and hash could merge different outputs)"
+    raise UserCodeError(f"program {name!r} returned {t.__name__} {_cut(value)}; outputs must "
+                        f"{what}", function=name, argument="function")
+
+
+def _cut(value: object) -> str:
     try:
-        hash(value)
-    except TypeError:
-        raise UserCodeError(f"program {name!r} returned {type(value).__name__} "
-                            f"{value!r:.60}; outputs must be hashable (a tuple, not a list "
-                            f"or a dict)", function=name, argument="function") from None
-    return value
+        r = repr(value)
+    except Exception:  # a user's __repr__ may raise anything
+        return "<object>"
+    return r if len(r) <= 60 else r[:40] + "…"
 
 
 def enumerate_program(fn: Callable, args: tuple, *, name: str,
@@ -121,20 +150,26 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
     count = 0
     with tracing(replay):
         while True:
-            replay.pos = 0
+            replay.pos, replay.stopped = 0, None
             try:
                 out = fn(*args)
             except _Stop as stop:
-                if stop.limit:
-                    raise _paths(name, str(stop), paths) from None
-                raise UserCodeError(f"program {name!r} {stop}", function=name,
-                                    argument="function") from None
+                if replay.stopped is None:  # raised by the program itself
+                    raise UserCodeError(f"program {name!r} raised {stop!s:.100} on path "
+                                        f"{count + 1}", function=name,
+                                        argument="function") from None
             except VerifierError:  # plrv's own, naming its argument (a budget, say): as is
+                if replay.stopped is not None:
+                    raise _stopped(name, replay.stopped, paths) from None
                 raise
             except (Exception, SystemExit) as exc:
+                if replay.stopped is not None:
+                    raise _stopped(name, replay.stopped, paths) from None
                 raise UserCodeError(f"program {name!r} raised {type(exc).__name__}: "
                                     f"{' '.join(str(exc).split())[:200]} on path "
                                     f"{count + 1}", function=name, argument="function") from exc
+            if replay.stopped is not None:  # raised, or caught by the program and ignored
+                raise _stopped(name, replay.stopped, paths)
             laws, picks = replay.laws, replay.picks
             if replay.pos < replay.forced:
                 raise UserCodeError(f"program {name!r} diverged at choice {replay.pos + 1}: "
@@ -151,13 +186,11 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
             weight = prods[len(laws)]
             if isinstance(out, Dist):  # a law of its own: mixed in
                 for o, w in out.items():
-                    masses[o] = masses.get(o, 0) + weight * w
+                    key = _plain(o, name)
+                    masses[key] = masses.get(key, 0) + weight * w
             else:
-                try:
-                    masses[out] = masses.get(out, 0) + weight
-                except TypeError:
-                    key = _hashable(out, name)
-                    masses[key] = masses.get(key, 0) + weight
+                key = out if type(out) in _ATOMS else _plain(out, name)
+                masses[key] = masses.get(key, 0) + weight
             j = len(laws) - 1
             while j >= 0 and picks[j] == len(laws[j].values) - 1:
                 j -= 1
@@ -174,6 +207,12 @@ def enumerate_program(fn: Callable, args: tuple, *, name: str,
     if sum(masses.values(), mpq(0)) != 1:  # cannot happen: each law sums to 1
         raise AssertionError(f"program {name!r}: the paths' weights do not sum to 1")
     return Dist._trusted(masses)
+
+
+def _stopped(name: str, stop: _Stop, paths: int) -> Exception:
+    if stop.limit:
+        return _paths(name, str(stop), paths)
+    return UserCodeError(f"program {name!r} {stop}", function=name, argument="function")
 
 
 def _paths(name: str, what: str, paths: int) -> Exception:

@@ -16,7 +16,7 @@ from gmpy2 import mpq
 
 from verifier.audit.case import AuditRow, Enclosure
 from verifier.audit.runner import AuditResult
-from verifier.audit.scan import ScanPoint, ScanResult
+from verifier.audit.scan import MAX_LINEAR, ScanPoint, ScanResult
 from verifier.core.binary64 import F64
 from verifier.core.certified import Certified, decimal_string
 from verifier.core.delta import Delta
@@ -117,6 +117,7 @@ def scan_json(scan: ScanResult) -> dict:
                 "tight_delta": None if r is None else value_json(r.tight_delta)}
     return {"case": scan.case, "key": scan.key, "method": scan.method,
             "first_unsound": scan.first_unsound, "last_sound": scan.last_sound,
+            "undecided": scan.undecided,
             "changes": list(scan.changes), "points": [point(p) for p in scan.points]}
 
 
@@ -149,7 +150,12 @@ def print_scans(result: AuditResult) -> None:
                           _short(q["claim_delta"]), _short(q["tight_delta"]),
                           p.verdict if p.error is None else f"error: {p.error}")
         c.print(table)
-        if s.first_unsound is None:
+        if s.undecided:
+            c.print(f"case[{s.case}]: no unsound value of {s.key} among the {len(s.points)} "
+                    "values decided; bisection does not decide the values between them, so "
+                    "the scan is undecided (scan at most "
+                    f"{MAX_LINEAR} integers, a grid LO..HI/N or a list to decide each value)")
+        elif s.first_unsound is None:
             c.print(f"case[{s.case}]: no unsound value of {s.key} found")
         else:
             below = f" (last sound before it: {s.last_sound})" if s.last_sound else ""
