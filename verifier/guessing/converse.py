@@ -22,10 +22,9 @@ from collections.abc import Hashable, Sequence
 from gmpy2 import mpq
 
 from verifier.core.certified import Certified, exp_bounds
-from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import open_unit, positive
 from verifier.guessing.metric import ScaledLog
-from verifier.guessing.model import GuessModel, TargetAdvantage
+from verifier.guessing.model import GuessModel, TargetAdvantage, advantage
 
 __all__ = ["least_posterior", "simplified_lower_bound", "converse_epsilon"]
 
@@ -34,23 +33,7 @@ def least_posterior(model: GuessModel, targets: Sequence[Hashable] | None = None
                     joint: dict | None = None) -> list[TargetAdvantage]:
     """``min_z P[X ∈ g(x) | M(X) = z]`` for every target, exactly, with the output attaining
     it (``prior − posterior`` is the loss η⁻; :attr:`TargetAdvantage.advantage` is −η⁻)."""
-    joint = joint if joint is not None else model.joint()
-    totals = {z: sum(row.values(), mpq(0)) for z, row in joint.items()}
-    out = []
-    for x in targets if targets is not None else model.domain:
-        g = model.goal(x)
-        prior = sum((model.prior[y] for y in g), mpq(0))
-        worst, worst_z = None, None
-        for z, row in joint.items():
-            if totals[z] == 0:
-                continue
-            post = sum((row[y] for y in g if y in row), mpq(0)) / totals[z]
-            if worst is None or post < worst:
-                worst, worst_z = post, z
-        if worst is None:
-            raise InvalidArgument("no output of the mechanism has positive probability")
-        out.append(TargetAdvantage(x, prior, worst, worst_z))
-    return out
+    return advantage(model, targets, joint, least=True)
 
 
 def _exp_times(eps: ScaledLog, d: mpq, prec: int) -> tuple[mpq, mpq]:

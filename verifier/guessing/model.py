@@ -138,8 +138,10 @@ class TargetAdvantage:
 
 
 def advantage(model: GuessModel, targets: Sequence[Hashable] | None = None,
-              joint: dict | None = None) -> list[TargetAdvantage]:
-    """``η(x) = max_z P[X ∈ g(x) | M(X)=z] − P[X ∈ g(x)]`` for every target, exactly."""
+              joint: dict | None = None, least: bool = False) -> list[TargetAdvantage]:
+    """``η(x) = max_z P[X ∈ g(x) | M(X)=z] − P[X ∈ g(x)]`` for every target, exactly, with
+    the output attaining it; with ``least``, the least posterior ``min_z`` instead (the
+    other side of the advantage, ``prior − posterior``)."""
     joint = joint if joint is not None else model.joint()
     totals = {z: sum(row.values(), mpq(0)) for z, row in joint.items()}
     out = []
@@ -151,7 +153,7 @@ def advantage(model: GuessModel, targets: Sequence[Hashable] | None = None,
             if totals[z] == 0:
                 continue
             post = sum((row[y] for y in g if y in row), mpq(0)) / totals[z]
-            if best is None or post > best:
+            if best is None or (post < best if least else post > best):
                 best, best_z = post, z
         if best is None:  # the prior has mass, so some output has positive probability
             raise InvalidArgument("no output of the mechanism has positive probability")
