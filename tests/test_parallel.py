@@ -367,11 +367,13 @@ import signal
 def mech(db):
     """The sum of the records; run for a Dask worker, a database with record 0 = 1 kills
     that worker (user code runs in a child process of the worker: its parent). A worker is
-    process titled "dask worker", plrv run by the tests is not."""
+    a process started by multiprocessing (titled "dask worker" where setproctitle is
+    installed); plrv run by the tests is neither."""
     if db[0] == 1:
         with open(f"/proc/{os.getppid()}/cmdline", "rb") as parent:
-            if parent.read().startswith(b"dask worker"):
-                os.kill(os.getppid(), signal.SIGKILL)
+            line = parent.read()
+        if line.startswith(b"dask worker") or b"multiprocessing" in line:
+            os.kill(os.getppid(), signal.SIGKILL)
     return sum(db)
 '''
 
