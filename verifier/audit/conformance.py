@@ -112,7 +112,7 @@ def goodness_of_fit(draws: Sequence[Hashable], law: Dist, at: object) -> Fit:
         observed, expected = _cells(law, counts, n)
     if outside:
         # float ok: a goodness-of-fit statistic; a failed fit can only make a case unknown
-        return Fit(at, n, len(observed), float("inf"), 0.0, outside)
+        return Fit(at, n, len(observed), float("inf"), 0.0, outside)  # float ok: as above
     if len(observed) < 2:  # one outcome (reproduced exactly), or too few draws to test
         return Fit(at, n, len(observed), 0.0, 1.0, 0, tested=len(law.items()) < 2)
     stats = _stats()

@@ -100,7 +100,7 @@ def curve(pairs: Sequence[tuple[Dist, Dist]], k: int, budget: Budget | None = No
 def read_double(value: float) -> F64 | float:
     """A double the library returned, as an exact F64 (a NaN or infinity stays a float)."""
     # float ok: the library's own double, read exactly by F64 (non-finite ones stay as reasons)
-    return F64(float(value)) if math.isfinite(value) else float(value)
+    return F64(float(value)) if math.isfinite(value) else float(value)  # float ok: as above
 
 
 def _real(x: Claim | Value | None) -> mpq | None:

@@ -129,7 +129,7 @@ class Sandbox:
                  memory: int = DEFAULT_MEMORY):
         self.folder = Path(folder).resolve()
         self.seconds, self.memory = seconds, memory
-        self.left = float(seconds)
+        self.left = float(seconds)  # float ok: wall-clock seconds of a time limit
         self._child: _Child | None = None
         self._ended: str | None = None  # why the child is gone, once it is
         self._loaded: dict[tuple[str, str, int | None], int] = {}

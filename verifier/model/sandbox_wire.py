@@ -107,7 +107,7 @@ def encode(value: object, depth: int = 0) -> object:
         n = int(value)
         return n if -_SMALL < n < _SMALL else ["I", _hex(n)]
     if isinstance(value, float):
-        return ["f", repr(float(value))]
+        return ["f", repr(float(value))]  # float ok: an output label, repr round-trips it
     d = depth + 1
     if isinstance(value, (tuple, list)):
         return ["t" if isinstance(value, tuple) else "l", *(encode(v, d) for v in value)]
@@ -174,7 +174,7 @@ def decode(data: object, depth: int = 0) -> object:
         return _int(rest[0])
     if tag == "f" and len(rest) == 1 and isinstance(rest[0], str) and len(rest[0]) < 40:
         try:
-            return float(rest[0])
+            return float(rest[0])  # float ok: an output label, never a weight
         except ValueError:
             raise WireError(f"a float that is not one: {_cut(rest[0], 40)}") from None
     if tag in ("F", "q"):

@@ -171,8 +171,11 @@ def zcdp_epsilon(rho: mpq, delta: mpq, source: str = CKS_ZCDP) -> Conversion:
         return Conversion(Certified(enclose), None, source)
     # ε(α) = αρ + (ln(1/δ) + (α−1)·ln(1 − 1/α) − ln α)/(α − 1), minimised over α > 1
     r, ln_inv = _float(rho), -math.log(_float(d))  # float ok: only chooses the order
-    a = _order_search(lambda x: x * r + (ln_inv + (x - 1) * math.log1p(-1 / x) - math.log(x))
-                      / (x - 1))
+    def eps_at(x: float) -> float:
+        t = (x - 1) * math.log1p(-1 / x) - math.log(x)  # float ok: only chooses the order
+        return x * r + (ln_inv + t) / (x - 1)
+
+    a = _order_search(eps_at)
 
     def at_order(prec: int) -> tuple[mpq, mpq]:
         l_lo, l_hi = log_bounds(1 / d, prec)
@@ -196,7 +199,7 @@ def zcdp_delta(rho: mpq, eps: Epsilon) -> Conversion:
         math.log(_float(eps.base))  # type: ignore[arg-type]  # float ok: only chooses α
     # ln δ(α) = (α−1)(αρ − ε) + α·ln(1 − 1/α) − ln(α − 1)
     a = _order_search(lambda x: (x - 1) * (x * r - e) + x * math.log1p(-1 / x)
-                      - math.log(x - 1))
+                      - math.log(x - 1))  # float ok: chooses α; the value there is certified
 
     def at_order(prec: int) -> tuple[mpq, mpq]:
         if eps.nats is not None:
