@@ -36,6 +36,7 @@ from verifier.core.numbers import probability
 from verifier.model.mechanisms import Mechanism
 from verifier.model.program_mechanism import as_mechanism
 from verifier.notions.composition.polynomial import MAX_VARIABLES, plan_polynomial
+from verifier.notions.composition.stream import Progress
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import LossLaw, PrivacyLoss, _denominator_lcm, _integer_row
 from verifier.notions.result import Case, NotionResult, summarize
@@ -189,21 +190,25 @@ ROUTES = ("polynomial", "convolution")
 
 
 def compose_law(losses: Sequence[LossDistribution], max_values: int = DEFAULT_MAX_VALUES,
-                budget: Budget | None = None, route: str | None = None
-                ) -> tuple[LossLaw, str]:
+                budget: Budget | None = None, route: str | None = None, *,
+                streams: dict | None = None, stream: bool = True,
+                progress: Progress | None = None) -> tuple[LossLaw, str]:
     """``(law, route)``: the composed privacy loss, answering δ(ε) and ε(δ) exactly, and the
     route that computed it. ``"polynomial"`` (:mod:`verifier.notions.composition.polynomial`)
     whenever the ratios have at most ``MAX_VARIABLES`` multiplicative generators, else
     ``"convolution"`` (:func:`compose`: every product of atoms, merged by ratio). Both
-    estimate their work before starting; ``route`` forces one (the other engine, for tests).
+    estimate their work (and the polynomial route its memory) before starting; ``route``
+    forces one (the other engine, for tests). k runs of one mechanism are streamed
+    (:mod:`verifier.notions.composition.stream`; ``stream=False`` keeps every coefficient,
+    for tests), their powers shared through ``streams`` and followed by ``progress``.
     """
     if route not in (None, *ROUTES):
         raise InvalidArgument(f"route {route!r} is not one of {', '.join(ROUTES)}",
                               argument="route", value=route)
     if route != "convolution":
-        plan = plan_polynomial(losses, budget, max_values)
+        plan = plan_polynomial(losses, budget, max_values, stream)
         if plan is not None:
-            return plan.run(), "polynomial"
+            return plan.run(streams, progress), "polynomial"
         if route == "polynomial":
             raise InvalidArgument(f"the ratios need more than {MAX_VARIABLES} generators: "
                                   f"no polynomial route", argument="route", value=route)
@@ -222,8 +227,10 @@ def pair_laws(mechs: Sequence[Mechanism], x: tuple, y: tuple) -> list[LossDistri
 
 def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
                max_values: int, budget: Budget | None = None,
-               route: str | None = None) -> Case:
-    law, used = compose_law(pair_laws(mechs, x, y), max_values, budget, route)
+               route: str | None = None, streams: dict | None = None,
+               progress: Progress | None = None) -> Case:
+    law, used = compose_law(pair_laws(mechs, x, y), max_values, budget, route,
+                            streams=streams, progress=progress)
     key = "inputs" if relation.inputs else "databases"
     return Case({"relation": relation.name, key: [list(x), list(y)],
                  "mechanisms": [m.name for m in mechs], "route": used}, law)
@@ -231,11 +238,13 @@ def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relatio
 
 def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: object = "0",
                        delta: object = "0", budget: Budget | None = None,
-                       max_values: int = DEFAULT_MAX_VALUES, route: str | None = None
-                       ) -> NotionResult:
+                       max_values: int = DEFAULT_MAX_VALUES, route: str | None = None,
+                       progress: Progress | None = None) -> NotionResult:
     """Decide (ε, δ)-DP of ``M_1 × … × M_k`` (run on the same input, independently) under
     ``relation``, exactly: the worst pair's product loss (a k-fold composition is
-    ``[M] * k``), by :func:`compose_law` (each pair's label names the route).
+    ``[M] * k``), by :func:`compose_law` (each pair's label names the route). The pairs
+    share their streamed powers: the reverse of a pair reads its coefficients again, in
+    the other order, without computing them again.
 
     >>> from verifier.model.mechanisms import randomized_response
     >>> from verifier.notions.dp.neighbours import replace_one
@@ -251,6 +260,7 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
                               argument="mechs", value=[])
     budget = budget or Budget()
     mechs = [as_mechanism(m, f"mechs[{j}]") for j, m in enumerate(mechs)]
-    cases = (_pair_case(mechs, x, y, relation, max_values, budget, route)
+    streams: dict = {}
+    cases = (_pair_case(mechs, x, y, relation, max_values, budget, route, streams, progress)
              for x, y in relation_pairs(relation, budget))
     return summarize("dp", cases, eps, d)

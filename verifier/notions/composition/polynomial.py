@@ -49,6 +49,13 @@ from gmpy2 import mpq, mpz
 from verifier.core.budget import Budget, exceeded, format_size
 from verifier.notions.composition.basis import Basis, basis_of
 from verifier.notions.composition.monomials import monomial_value, order_above_one
+from verifier.notions.composition.stream import (
+    Progress,
+    StreamedLoss,
+    dense,
+    stream_memory,
+    streamed_loss,
+)
 from verifier.notions.loss import SortedLaw
 
 __all__ = ["PolynomialLoss", "PolynomialPlan", "plan_polynomial", "miller_power",
@@ -56,6 +63,7 @@ __all__ = ["PolynomialLoss", "PolynomialPlan", "plan_polynomial", "miller_power"
 
 MAX_VARIABLES = 8   # generators beyond which the convolution route is used instead
 SMALL_TERMS = 8     # univariate powers of at most this many terms run Miller's recurrence
+_MPZ_BYTES = 32     # an integer's header and allocation rounding, beside its digits
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,8 @@ class PolynomialPlan:
     bits: int
     work: int
     max_values: int | None = None
+    memory: int = 0           # bytes of exact integers held at once (estimated)
+    streamed: bool = False    # k runs of one part: the streamed powers of stream.py
 
     def check_terms(self, terms: int, exactly: str) -> None:
         """Refuse more than ``max_values`` distinct loss values (``limits.loss_values``)."""
@@ -93,11 +103,20 @@ class PolynomialPlan:
                            f"{exactly or 'up to '}{format_size(terms)}", self.max_values,
                            ", compose fewer mechanisms, or ask for a certified enclosure")
 
-    def run(self) -> PolynomialLoss:
+    def run(self, streams: dict | None = None, progress: Progress | None = None
+            ) -> PolynomialLoss | StreamedLoss:
         """The composed law (see the module); with several generators the number of terms
-        is known only once computed, and checked then."""
+        is known only once computed, and checked then. A :attr:`streamed` plan's law keeps
+        no coefficients (:mod:`verifier.notions.composition.stream`; ``streams`` shares its
+        powers with other laws, ``progress(done, total)`` follows the coefficients)."""
         d = self.basis.rank
         infinite, p_scale, q_scale = _infinite_and_scales(self.parts)
+        if self.streamed:
+            (x,) = self.parts
+            exps = [e[0] for e in x.exponents]
+            return streamed_loss(self.basis.generators[0], dict(zip(exps, x.p, strict=True)),
+                                 dict(zip(exps, x.q, strict=True)), x.copies, infinite,
+                                 p_scale, q_scale, streams, progress)
         if any(not part.p for part in self.parts):  # some part has no finite atom
             return PolynomialLoss(self.basis.generators, (), [infinite], [mpz(0)],
                                   infinite, p_scale, q_scale, 0)
@@ -111,11 +130,14 @@ class PolynomialPlan:
 
 
 def plan_polynomial(parts: Sequence, budget: Budget | None = None,
-                    max_values: int | None = None) -> PolynomialPlan | None:
+                    max_values: int | None = None, stream: bool = True
+                    ) -> PolynomialPlan | None:
     """The plan for composing ``parts`` (:class:`~verifier.notions.composition.exact.
     LossDistribution` values, in order), or None when their ratios need more than
     :data:`MAX_VARIABLES` generators. With ``max_values``, more terms than that raise
-    ``limits.loss_values``; with a ``budget``, its ``work`` limit is checked."""
+    ``limits.loss_values``; with a ``budget``, its ``work`` and ``memory`` limits are
+    checked. k runs of one part with one generator, at most :data:`SMALL_TERMS` atoms and no
+    gap between their exponents, are streamed unless ``stream`` is False (for tests)."""
     by_id: dict[int, list] = {}  # the same object repeated (a k-fold list) is counted cheaply
     for part in parts:
         entry = by_id.setdefault(id(part), [part, 0])
@@ -138,7 +160,13 @@ def plan_polynomial(parts: Sequence, budget: Budget | None = None,
     # `spread` products of a coefficient (counted once per 64 kilobits) by a small integer,
     # for P and for Q
     work = 2 * terms * (spread + 1) * (1 + bits // 65536)
-    plan = PolynomialPlan(basis, tuple(distinct), terms, bits, work, max_values)
+    streamed = stream and _streamable(distinct, basis.rank)
+    if streamed:  # two streams: checkpoints and one regenerated block each
+        memory = 2 * stream_memory(terms - 1, spread, bits)
+    else:  # P and Q: every coefficient (then their suffix sums, in place)
+        memory = 2 * terms * (bits // 8 + _MPZ_BYTES)
+    plan = PolynomialPlan(basis, tuple(distinct), terms, bits, work, max_values, memory,
+                          streamed)
     if basis.rank <= 1:  # the bound is the count (one generator: a dense polynomial)
         plan.check_terms(terms, "")
     if budget is not None:
@@ -147,7 +175,21 @@ def plan_polynomial(parts: Sequence, budget: Budget | None = None,
                        f"coefficient products (× 64 kilobits)",
                        ", compose fewer runs, or ask for a certified enclosure "
                        "(--enclosure always)")
+        budget.require("memory", memory, f"exact composition of {len(parts)} privacy losses "
+                       f"as polynomials: bytes of exact integers held at once "
+                       f"({'streamed' if streamed else 'every coefficient'}, estimated)",
+                       ", compose fewer runs, or ask for a certified enclosure "
+                       "(--enclosure always)")
     return plan
+
+
+def _streamable(parts: Sequence[_Part], d: int) -> bool:
+    """One part with one generator and 2 to :data:`SMALL_TERMS` atoms whose exponents,
+    divided by their stride, leave no gap (so every coefficient of a power is positive)."""
+    if d != 1 or len(parts) != 1 or not 2 <= len(parts[0].p) <= SMALL_TERMS:
+        return False
+    return all(dense({e[0]: c for e, c in zip(parts[0].exponents, parts[0].p,
+                                              strict=True)})[2])
 
 
 def _terms_bound(parts: Sequence[_Part], d: int) -> int:
@@ -228,11 +270,7 @@ def univariate_product(parts: Sequence[tuple[Mapping[int, mpz], int]]
     for ``parts = [(m_j, copies_j)]`` (exponent ↦ positive integer, non-empty)."""
     powered = []
     for masses, copies in parts:
-        low = min(masses)
-        stride = reduce(gcd, (e - low for e in masses), 0) or 1
-        coeffs = [mpz(0)] * ((max(masses) - low) // stride + 1)
-        for e, c in masses.items():
-            coeffs[(e - low) // stride] = mpz(c)
+        low, stride, coeffs = dense(masses)
         powered.append((low * copies, stride, _power(coeffs, copies)))
     while len(powered) > 1:  # a balanced product tree
         powered = [_times(powered[i], powered[i + 1]) if i + 1 < len(powered) else powered[i]
