@@ -70,7 +70,7 @@ _TABLES = {
 COMMANDS = ("check", "sweep", "family", "curve", "prove", "reducible", "compose")
 # the limits a command applies, when not all of CHECK_LIMITS (plrv family reads none)
 # (a threshold sweep's mechanism is a threshold count, but its ζ may be a program: paths)
-LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k not in ("combinations", "memory"))}
+LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k != "combinations")}
 # the notions whose attacker knows records (ζ): those conditioned on a background value
 _KNOWING = tuple(n.key for n in NOTIONS.values() if n.conditioning in (
     Conditioning.VALUE_AND_CHOSEN_BACKGROUND, Conditioning.VALUE_AND_DRAWN_BACKGROUND))

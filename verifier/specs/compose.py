@@ -2,8 +2,11 @@
 
 Two forms. A check spec (``[data]`` or ``[input]``, ``[mechanism]``, ``[neighbours]``,
 ``[query]`` with ``notions = ["dp"]``) composes ``--k`` independent runs of its mechanism;
-it may add a ``[composition]`` table with ``enclosure`` and ``grid`` only. An adaptive spec
-names the steps instead of a mechanism::
+it may add a ``[composition]`` table with ``enclosure`` and ``grid`` only. Its ``[limits]``
+are those of ``plrv check`` but ``combinations`` and ``engine`` (no count engine runs), with
+``loss_values`` and ``memory``: the bytes of exact integers the composition holds at once,
+estimated before the first product (:func:`~verifier.notions.composition.polynomial.
+plan_polynomial`). An adaptive spec names the steps instead of a mechanism::
 
     [data]
     records = 1
@@ -63,8 +66,9 @@ from verifier.specs.noise import is_noise_spec
 __all__ = ["ComposeSpec", "load_compose_spec", "COMPOSITION_KEYS", "COMPOSE_LIMITS"]
 
 COMPOSITION_KEYS = {"steps", "enclosure", "grid"}
-# the limits plrv compose reads: the check limits its inputs and pairs use, and its own
-# (combinations and memory bound the count engine, which a composition never runs)
+# the limits plrv compose reads over composition.steps: the check limits its inputs and
+# pairs use, and its own (combinations and memory bound the count engine and the exact
+# polynomials of --k runs of a [mechanism], which an adaptive composition never builds)
 COMPOSE_LIMITS = (*(k for k in CHECK_LIMITS if k not in ("combinations", "memory")),
                   "loss_values", "sequences")
 _OWN_LIMITS = ("loss_values", "sequences")
@@ -72,7 +76,6 @@ _UNUSED_BY_MECHANISM = {
     "sequences": "bounds the output sequences of composition.steps",
     "engine": "chooses an engine of plrv check; plrv compose runs none",
     "combinations": "bounds the count engine of plrv check; plrv compose runs none",
-    "memory": "bounds the count engine of plrv check; plrv compose runs none",
 }
 
 
@@ -144,6 +147,10 @@ def load_compose_spec(path: str | Path) -> ComposeSpec:
                         f"not {part} (a Rényi form under partial knowledge): check one run "
                         f"with plrv check", file=file,
                         key="query.notions", value=list(s.notions))
+    if s.renyi is not None and "memory" in limits.raw:
+        raise limits.fail("memory", "bounds the integers of dp's exact composition; rdp and "
+                                    "zcdp of a composition are computed from the parts' "
+                                    "divergences")
     if s.renyi is not None and "composition" in raw:
         raise SpecError("[composition] sets the enclosure of dp's composition; rdp and zcdp "
                         "of a composition are exact (or certified) without one: remove it",
