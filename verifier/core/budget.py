@@ -18,7 +18,8 @@ work           2^23       —                brute-force steps ``D·O·B·T`` (d
 combinations   2^24       --budget-counts  the count engine's work
                                            (:func:`verifier.engines.counts.count_estimate`)
 memory         2^32       —                bytes of the count engine's exact numbers (their
-                                           digits and headers, same estimate)
+                                           digits and headers, same estimate); of an exact
+                                           composition's polynomials (``plrv compose``)
 datasets       5·10^6     —                datasets (or multisets of classes) singling out
                                            enumerates
 predicates     2^24       —                ``2^|X|`` predicates of the optimal adversary, then

@@ -75,7 +75,8 @@ class PowerStream:
         self.progress = progress
         # checkpoint c = index c·block: (the m coefficients before it, Σ of those before it)
         self._marks: list[tuple[tuple[mpz, ...], mpz]] = [((), mpz(0))]
-        self._front = (0, (), mpz(0))  # the next index to produce, its window, its sum
+        # the next index to produce, its window, its sum
+        self._front: tuple[int, tuple[mpz, ...], mpz] = (0, (), mpz(0))
         self._cached: tuple[int, list[mpz]] | None = None  # a block's running sums
 
     def _next(self, n: int, window: tuple[mpz, ...]) -> mpz:
