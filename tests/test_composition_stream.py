@@ -194,3 +194,24 @@ def test_thirty_thousand_runs_stay_small(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True)
     assert int(out.stdout) < 200 * 1024, out.stdout  # kilobytes
+
+
+@pytest.mark.parametrize("form", ["zcdp", "steps"])
+def test_limits_memory_is_refused_where_no_polynomial_is_built(tmp_path, form):
+    """rdp/zcdp of k runs and an adaptive composition build no polynomial: limits.memory
+    given there is refused, naming it, not silently dropped."""
+    from verifier.core.errors import SpecError
+    from verifier.specs.compose import load_compose_spec
+
+    spec = tmp_path / "spec.toml"
+    if form == "zcdp":
+        body = ('[data]\nrecords = 1\nvalues = [0, 1]\n[mechanism]\n'
+                'kind = "randomized_response"\ntruth = "3/4"\n[query]\n'
+                'notions = ["zcdp"]\nrho = "1/2"\n')
+    else:
+        body = ('[data]\nrecords = 1\nvalues = [0, 1]\n[composition]\n'
+                'steps = ["m:first"]\n[query]\nepsilon = "ln(2)"\n')
+    spec.write_text(body + "[limits]\nmemory = 1000000\n")
+    with pytest.raises(SpecError) as err:
+        load_compose_spec(spec)
+    assert "limits.memory" in str(err.value)

@@ -119,8 +119,12 @@ def _dp(s: ComposeSpec, k: int | None, accounting: bool, interval: str, enclosur
         raise InvalidArgument(f"{source} is never used with enclosure = 'never' (exact or "
                               f"refused); leave it out or allow an enclosure",
                               argument=source, value=grid or str(s.grid))
-    r = enclose_composition(parts, s.relation, s.epsilon, s.delta, budget, mode=mode,
-                            grid=chosen_grid or s.grid)
+    from verifier.reports.progress import ProgressBar
+
+    # shown on a terminal only: the coefficients of k streamed runs
+    with ProgressBar(None, f"{runs} runs: coefficients") as bar:
+        r = enclose_composition(parts, s.relation, s.epsilon, s.delta, budget, mode=mode,
+                                grid=chosen_grid or s.grid, progress=bar)
     out: dict = {"k": runs, "relation": s.relation.name}
     if s.steps:
         out["steps"] = [step.name for step in s.steps]

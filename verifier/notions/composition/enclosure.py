@@ -197,7 +197,8 @@ def _adaptive(steps: Sequence[Step], always: bool, grid: Grid | None, max_values
 def enclose_composition(parts: Sequence[Mechanism | Step], relation: Relation,
                         epsilon: object = "0", delta: object = "0",
                         budget: Budget | None = None, *, mode: str = "auto",
-                        grid: object = None, max_values: int | None = None
+                        grid: object = None, max_values: int | None = None,
+                        progress: Callable[[int, int], None] | None = None
                         ) -> NotionResult | CompositionEnclosure:
     """The composition of ``parts`` under ``relation``: exact where it fits, else enclosed.
 
@@ -207,7 +208,8 @@ def enclose_composition(parts: Sequence[Mechanism | Step], relation: Relation,
     enclosure when the distinct losses exceed ``max_values``, default
     ``limits.loss_values``), ``"never"`` (exact or :class:`BudgetExceeded`), ``"always"``
     (an enclosure). ``grid``: a spacing ``"ln(γ)"`` (rational ``γ > 1``), or None for the
-    finest automatic grid with at most ``min(max_values, 4096)`` values.
+    finest automatic grid with at most ``min(max_values, 4096)`` values. ``progress(done,
+    total)`` follows the coefficients of an exact streamed composition.
 
     >>> from verifier.model.mechanisms import randomized_response
     >>> from verifier.notions.dp.neighbours import replace_one
@@ -234,7 +236,7 @@ def enclose_composition(parts: Sequence[Mechanism | Step], relation: Relation,
             if adaptive:
                 return compose_adaptive(parts, relation, eps, d, budget, limit)
             return compose_mechanisms(parts, relation, eps, d, budget,  # type: ignore[arg-type]
-                                      limit)
+                                      limit, progress=progress)
         except BudgetExceeded as exc:
             if mode == "never" or getattr(exc, "key", None) != "limits.loss_values":
                 raise
