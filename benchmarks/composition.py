@@ -2,7 +2,7 @@
 dp_accounting's PLD, timed in the same run (best of three), exact results asserted equal.
 
     python benchmarks/composition.py            # k = 1000 and 10,000, bivariate, heterogeneous
-    python benchmarks/composition.py --large    # also k = 100,000 (about 4 GB, a minute)
+    python benchmarks/composition.py --large    # also k = 100,000 (streamed: well under 1 GB)
 
 Reference: k-fold randomized response (truth 3/4, replace-one) by its binomial sum, in plain
 Python integers (it imports nothing from plrv): j truthful answers out of k have

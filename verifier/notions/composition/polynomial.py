@@ -23,8 +23,9 @@ recurrence (Knuth, *The Art of Computer Programming*, vol. 2, §4.7, eq. (9))::
 
 (each division is exact), ``O(k·m)`` products of one big and one small integer: k-fold
 randomized response ``(a + b·y)^k`` is the binomial expansion. Longer polynomials and all
-products use python-flint (``fmpz_poly``, ``fmpz_mpoly`` for several generators). Exponents
-are first divided by their common stride (``x^{−1}, x`` becomes ``1, y`` with ``y = x²``).
+products use python-flint (``fmpz_poly``, ``fmpz_mpoly`` for several generators). k runs of
+one part without gaps are streamed, never held (:mod:`verifier.notions.composition.stream`).
+Exponents are first divided by their common stride (``x^{−1}, x`` becomes ``1, y`` with ``y = x²``).
 
 δ(ε) and ε(δ) are then read off the atoms of ratio ``> 1`` in increasing order
 (:class:`~verifier.notions.loss.SortedLaw`): with one generator ``g > 1`` the order is that of
