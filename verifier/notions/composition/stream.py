@@ -232,9 +232,11 @@ def streamed_loss(g: mpq, p: Mapping[int, mpz], q: Mapping[int, mpz], k: int, in
                   progress: Progress | None = None) -> StreamedLoss:
     """The law of ``k`` runs of the part whose ``P``, ``Q`` masses (integers over the
     scales' k-th roots) at ratio ``g^e`` are ``p[e]``, ``q[e]`` (``g > 1``; the same
-    exponents, no gap between them once divided by their stride)."""
+    exponents, no gap between them once divided by their stride). Without ``streams`` the
+    two sides still share one stream when one is the other reversed."""
     low, stride, a = dense(p)
     _, _, b = dense(q)
+    streams = {} if streams is None else streams  # P and Q share one when they can
     degree = (len(a) - 1) * k
     start = low * k
     first = (-start) // stride + 1 if start <= 0 else 0  # least i with start + stride·i > 0
