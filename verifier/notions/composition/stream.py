@@ -13,8 +13,9 @@ bits on each side: about 3.8 GB for k = 10^5 randomized responses. Here each pow
 produces ``c_0, c_1, …`` one after another from the last ``m``; every ``block`` indices a
 checkpoint keeps those ``m`` coefficients and the running sum ``Σ_{l<n} c_l``. A prefix sum
 at any index is the checkpoint below it plus at most ``block`` coefficients regenerated (the
-last block regenerated is kept, as bisections end inside one block); the stream is extended
-only as far as a question needs, and a sum up to the end is ``(Σ a_i)^k`` without any.
+last two blocks regenerated are kept, as bisections end inside one block of each side); the
+stream is extended only as far as a question needs, and a sum up to the end is
+``(Σ a_i)^k`` without any.
 
 A suffix sum of ``P`` is a prefix sum of the reversed polynomial ``Σ a_{m−i} y^i``, whose
 power is ``P``'s coefficients in reverse order; so one stream answers both ends (a prefix
@@ -40,6 +41,7 @@ __all__ = ["PowerStream", "StreamedLoss", "stream_block", "stream_memory", "stre
            "view", "dense"]
 
 _MPZ_BYTES = 32  # an integer's header and allocation rounding, beside its digits
+_KEPT_BLOCKS = 2  # regenerated blocks kept
 Progress = Callable[[int, int], None]
 
 
@@ -51,10 +53,10 @@ def stream_block(degree: int, width: int) -> int:
 
 def stream_memory(degree: int, width: int, bits: int) -> int:
     """Bytes held by one stream of ``degree + 1`` coefficients of up to ``bits`` bits:
-    its checkpoints (``width`` integers each) and one regenerated block of running sums."""
+    its checkpoints (``width`` integers each) and two regenerated blocks of running sums."""
     block = stream_block(degree, width)
     size = bits // 8 + _MPZ_BYTES
-    return ((degree // block + 2) * width + block + 1) * size
+    return ((degree // block + 2) * width + _KEPT_BLOCKS * (block + 1)) * size
 
 
 class PowerStream:
@@ -77,7 +79,9 @@ class PowerStream:
         self._marks: list[tuple[tuple[mpz, ...], mpz]] = [((), mpz(0))]
         # the next index to produce, its window, its sum
         self._front: tuple[int, tuple[mpz, ...], mpz] = (0, (), mpz(0))
-        self._cached: tuple[int, list[mpz]] | None = None  # a block's running sums
+        # the running sums of the blocks regenerated last (P and Q may read one stream at
+        # two places: a bisection then alternates between two blocks)
+        self._cached: dict[int, list[mpz]] = {}
 
     def _next(self, n: int, window: tuple[mpz, ...]) -> mpz:
         """``c_n`` from ``window = (c_{n−m}, …, c_{n−1})`` (shorter near 0)."""
@@ -112,7 +116,8 @@ class PowerStream:
         mark, offset = divmod(n, self.block)
         if offset == 0 and mark < len(self._marks):
             return self._marks[mark][1]
-        if self._cached is None or self._cached[0] != mark:
+        sums = self._cached.pop(mark, None)
+        if sums is None:
             self._extend(mark)
             window, acc = self._marks[mark]
             start = mark * self.block
@@ -122,8 +127,10 @@ class PowerStream:
                 acc += c
                 sums.append(acc)
                 window = (*window, c)[-self.m:] if self.m else ()
-            self._cached = (mark, sums)
-        return self._cached[1][offset]
+            if len(self._cached) >= _KEPT_BLOCKS:
+                del self._cached[next(iter(self._cached))]  # the least recently read
+        self._cached[mark] = sums
+        return sums[offset]
 
 
 @dataclass(frozen=True)
