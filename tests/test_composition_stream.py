@@ -114,7 +114,7 @@ def test_a_pair_and_its_reverse_share_one_stream():
 
 def test_an_asymmetric_pair_and_its_reverse():
     """P = (4, 2, 10, 4)/20, Q = (1, 1, 10, 8)/20: ratios 4, 2, 1, 1/2 (one generator, no
-    gap), Q not P reversed; the pair and its reverse share no stream in the same order, and
+    gap), Q not P reversed: two streams, which the reverse pair reads in the other order;
     each answers as the convolution does."""
     p = Dist({0: "4/20", 1: "2/20", 2: "10/20", 3: "4/20"})
     q = Dist({0: "1/20", 1: "1/20", 2: "10/20", 3: "8/20"})
@@ -127,6 +127,9 @@ def test_an_asymmetric_pair_and_its_reverse():
         for eps in ("0", "ln(2)", "1/2"):
             assert got.delta(eps) == conv.delta(eps)
         assert got.epsilon("1/100") == conv.epsilon("1/100")
+    # P of the pair is Q of its reverse read backwards (and the other way round): the reverse
+    # made no stream of its own
+    assert len(streams) == 2
 
 
 def test_the_memory_is_estimated_before_the_work():
