@@ -148,6 +148,21 @@ def test_the_memory_is_estimated_before_the_work():
     assert streamed.memory * 50 < kept.memory
 
 
+def test_the_convolution_estimates_its_memory_too():
+    """Nine generators take the convolution route; limits.memory bounds it as well, before the
+    first product: 10 atoms of a few hundred bytes fit 10^6 bytes, their 2-fold products
+    (55 values, more bits) do not fit 10^4."""
+    primes = [2, 3, 5, 7, 11, 13, 17, 19, 23]
+    law = LossDistribution.of(Dist({o: f"{p}/101" for o, p in enumerate(primes)} | {9: "1/101"}),
+                              Dist({o: "1/10" for o in range(10)}))
+    got, route = compose_law([law] * 2, budget=Budget(max_memory=10**6))
+    assert route == "convolution"
+    assert got.delta("ln(2)") == compose([law] * 2).privacy_loss().delta("ln(2)")
+    with pytest.raises(BudgetExceeded) as err:
+        compose_law([law] * 2, budget=Budget(max_memory=10**4))
+    assert err.value.key == "limits.memory"  # type: ignore[attr-defined]
+
+
 def test_a_mechanism_with_gaps_keeps_every_coefficient():
     """P = (8, 2, 22, 8)/40, Q = (1, 1, 22, 16)/40: ratios 8, 2, 1, 1/2 (exponents 3, 1, 0,
     −1 of 2) leave a gap at 2; that law is not streamed, and is still exact."""

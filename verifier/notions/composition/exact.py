@@ -42,9 +42,11 @@ from verifier.notions.loss import LossLaw, PrivacyLoss, _denominator_lcm, _integ
 from verifier.notions.result import Case, NotionResult, summarize
 
 __all__ = ["LossDistribution", "compose", "compose_law", "compose_mechanisms", "pair_laws",
-           "composition_work", "DEFAULT_MAX_VALUES", "ROUTES"]
+           "composition_work", "composition_memory", "DEFAULT_MAX_VALUES", "ROUTES"]
 
 DEFAULT_MAX_VALUES = 1_000_000  # distinct loss values kept by a composition
+_MPZ_BYTES = 32    # an integer's header and allocation rounding, beside its digits
+_ATOM_BYTES = 200  # a dictionary entry, its list and the ratio's object
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,37 +124,56 @@ def _product(a: LossDistribution, b: LossDistribution, max_values: int) -> LossD
                             a.q_scale * b.q_scale)
 
 
+def _bits(p: LossDistribution) -> int:
+    """Bits of one part's integers: its scales and its widest ratio."""
+    top = max((r.numerator.bit_length() + r.denominator.bit_length()
+               for r, _, _ in p.atoms), default=0)
+    return int(p.p_scale.bit_length() + p.q_scale.bit_length() + top)
+
+
+def _sizes(parts: Sequence[LossDistribution], max_values: int) -> list[tuple[int, int, int]]:
+    """``(S_j, v_{j+1}, b_j)`` for each product step: atoms so far (at most ``max_values``,
+    at most the product of the parts' value counts, and — when every part is the same loss
+    with ``v`` values — at most ``C(j + v − 1, v − 1)``: a product of ``j`` atoms depends only
+    on how many of each were taken), atoms of the next part, bits of the integers so far."""
+    first = parts[0]
+    same = all(p is first or p == first for p in parts)
+    size, width, out = max(first.values, 1), _bits(first), []
+    v = max(first.values, 1)
+    for j, nxt in enumerate(parts[1:], 2):
+        out.append((size, max(nxt.values, 1), width))
+        size = min(max_values, comb(j + v - 1, v - 1) if same else size * max(nxt.values, 1))
+        width += _bits(nxt)
+    out.append((size, 0, width))
+    return out
+
+
 def composition_work(parts: Sequence[LossDistribution], max_values: int) -> int:
     """An estimate, made before any product, of the work of composing ``parts`` in order:
     step ``j`` multiplies each of the ``S_j`` atoms so far by each atom of the next part,
     with integers of ``b_j`` bits (the masses' scales and the ratios grow by each part's
     bits): ``Σ_j S_j·v_{j+1}·(1 + b_j/1024)`` (a product of small integers costs about as
-    much as one of a thousand bits: the interpreter dominates). ``S_j`` is at most
-    ``max_values``, at most the product of the parts' value counts, and — when every part is
-    the same loss with ``v`` values — at most ``C(j + v − 1, v − 1)`` (a product of ``j``
-    atoms depends only on how many of each were taken)."""
-    first = parts[0]
-    same = all(p is first or p == first for p in parts)
+    much as one of a thousand bits: the interpreter dominates; ``S_j`` as in ``_sizes``)."""
+    return sum(s * v * (1 + b // 1024) for s, v, b in _sizes(parts, max_values))
 
-    def bits(p: LossDistribution) -> int:
-        top = max((r.numerator.bit_length() + r.denominator.bit_length()
-                   for r, _, _ in p.atoms), default=0)
-        return int(p.p_scale.bit_length() + p.q_scale.bit_length() + top)
 
-    size, width, total = max(first.values, 1), bits(first), 0
-    v = max(first.values, 1)
-    for j, nxt in enumerate(parts[1:], 2):
-        total += size * max(nxt.values, 1) * (1 + width // 1024)
-        size = min(max_values, comb(j + v - 1, v - 1) if same else size * max(nxt.values, 1))
-        width += bits(nxt)
-    return total
+def composition_memory(parts: Sequence[LossDistribution], max_values: int) -> int:
+    """Bytes the convolution holds at once, estimated before any product: the atoms of two
+    consecutive steps, each a ratio and two masses of up to ``b_j`` bits (and a dictionary
+    entry)."""
+    sizes = _sizes(parts, max_values)
+    per = [3 * (b // 8 + _MPZ_BYTES) + _ATOM_BYTES for _, _, b in sizes]
+    return max((s * c + t * d for (s, _, _), (t, _, _), c, d
+                in zip(sizes, sizes[1:], per, per[1:], strict=False)),
+               default=sizes[0][0] * per[0])
 
 
 def compose(losses: Iterable[LossDistribution],
             max_values: int = DEFAULT_MAX_VALUES,
             budget: Budget | None = None) -> LossDistribution:
     """The privacy loss of independent releases: ratios multiply, masses multiply. With a
-    ``budget``, :func:`composition_work` is checked against ``limits.work`` first.
+    ``budget``, :func:`composition_work` is checked against ``limits.work`` and
+    :func:`composition_memory` against ``limits.memory`` first.
 
     >>> from verifier.core.distribution import Dist
     >>> rr = LossDistribution.of(Dist({0: "3/4", 1: "1/4"}), Dist({0: "1/4", 1: "3/4"}))
@@ -168,6 +189,10 @@ def compose(losses: Iterable[LossDistribution],
         budget.require("work", composition_work(parts, max_values),
                        f"exact composition of {len(parts)} privacy losses: atom products "
                        f"(× kilobits of their integers)", ", compose fewer runs, or ask for a "
+                       "certified enclosure (--enclosure always)")
+        budget.require("memory", composition_memory(parts, max_values),
+                       f"exact composition of {len(parts)} privacy losses: bytes of the "
+                       f"atoms held at once (estimated)", ", compose fewer runs, or ask for a "
                        "certified enclosure (--enclosure always)")
     out = parts[0]
     for j, nxt in enumerate(parts[1:], 2):
