@@ -387,6 +387,7 @@ def audit(spec: Annotated[Path, typer.Argument(
 # the commands about proofs and evidence register themselves on the same application
 from verifier import cli_proofs  # noqa: E402, F401
 from verifier.commands import curve as _curve  # noqa: E402, F401
+from verifier.commands import report as _report  # noqa: E402, F401
 
 
 def main() -> None:  # console-script entry point

@@ -67,7 +67,7 @@ _TABLES = {
     "parameters": None,  # read by verifier.symbolic.instance (prove, check --at, curve --at)
 }
 # the commands that read this kind of spec
-COMMANDS = ("check", "sweep", "family", "curve", "prove", "reducible", "compose")
+COMMANDS = ("check", "sweep", "family", "curve", "prove", "reducible", "compose", "report")
 # the limits a command applies, when not all of CHECK_LIMITS (plrv family reads none)
 # (a threshold sweep's mechanism is a threshold count, but its ζ may be a program: paths)
 LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k not in ("combinations", "memory"))}
