@@ -60,7 +60,9 @@ def svg(fig) -> Html:
     import matplotlib.pyplot as plt
 
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None})
+    # no metadata block: no date (the same page for the same spec), no addresses in it
+    fig.savefig(buffer, format="svg",
+                metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     plt.close(fig)
     text = buffer.getvalue()
     return Html(text[text.index("<svg"):])

@@ -56,7 +56,8 @@ def _curve_section(curves: Mapping, s) -> Html:
     eps: Epsilon = s.epsilon
     rows = sample_rows(curves, sample_epsilons(curves, _POINTS, eps))
     claim = None if eps.infinite else (eps.approx(8), decimal_string(s.delta, 8))
-    figure = svg(curve_figure(rows, title=f"{s.mechanism.name}, {s.records} records",
+    records = f"{s.records} record{'s' if s.records != 1 else ''}"
+    figure = svg(curve_figure(rows, title=f"{s.mechanism.name}, {records}",
                               epsilon=str(eps), delta=format_rational(s.delta), claim=claim))
     pieces = []
     for name, curve in curves.items():
