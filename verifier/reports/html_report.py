@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gmpy2 import mpq
+
 from verifier.core.certified import decimal_string
 from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
@@ -64,7 +66,7 @@ def _curve_section(curves: Mapping, s) -> Html:
         for p in epsilon_pieces(curve):
             where = (f"{p['from']} ≤ ε" if p["to"] == "inf" else
                      f"{p['from']} ≤ ε < {p['to']}")
-            pieces.append((name, exact(where), exact(p["a"]), exact(p["c"])))
+            pieces.append((name, exact(where), _q(mpq(p["a"])), _q(mpq(p["c"]))))
     return section("Tight δ(ε), exact",
                    Html(f"<figure>{figure}<figcaption>Tight δ against ε of each notion, "
                         "drawn from certified decimals of the exact values (a curve that "
