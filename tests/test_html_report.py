@@ -191,3 +191,19 @@ def test_audit_html_page(tmp_path):
     assert f"<td><code>ln(3)</code> {APPROX}≈ 1.09861 (approx.)</span></td>" in page
     assert "<th>output</th><th>privacy loss</th>" in page
     assert "<script" not in page.lower()
+
+
+def test_a_spec_without_delta_claims_delta_zero(tmp_path):
+    # no query.delta: δ = 0, read as the rational 0 (it was the string "0", which the page's
+    # decimal could not take); randomized response 3/4 on one record: tight δ at ln 2 is
+    # 3/4 − 2·1/4 = 1/4 > 0, so the claim fails
+    from verifier.specs.check import load_spec
+
+    spec = tmp_path / "d.toml"
+    spec.write_text('[data]\nrecords = 1\nvalues = [0, 1]\n[mechanism]\nkind = '
+                    '"randomized_response"\ntruth = "3/4"\n[query]\nepsilon = "ln(2)"\n')
+    delta = load_spec(spec).delta
+    assert delta == 0 and isinstance(delta, type(mpq(0)))
+    run, page = _report(tmp_path, spec)
+    assert run.exit_code == 1 and page is not None, run.stderr
+    assert "<tr><td>claim δ</td><td><code>0</code></td></tr>" in page

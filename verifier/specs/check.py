@@ -220,7 +220,7 @@ def _read(doc: Document, search_dir: Path | None, command: str,
     if renyi is None:
         eps = query.read("epsilon", parse_epsilon,
                          missing='missing: the claimed ε, e.g. "ln(2)"')
-        delta = query.rational("delta", "0", probability)
+        delta = query.rational("delta", mpq(0), probability)  # (an mpq, as read)
     else:  # the conversion points are in the Rényi claim
         eps, delta = parse_epsilon(0), mpq(0)
     engine = "auto" if command in ("family", "compose") else \
