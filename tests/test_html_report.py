@@ -207,3 +207,19 @@ def test_a_spec_without_delta_claims_delta_zero(tmp_path):
     run, page = _report(tmp_path, spec)
     assert run.exit_code == 1 and page is not None, run.stderr
     assert "<tr><td>claim δ</td><td><code>0</code></td></tr>" in page
+
+
+def test_an_audit_result_shows_itself_in_a_notebook(tmp_path):
+    pytest.importorskip("opendp")
+    from verifier.audit.runner import run_audit
+    from verifier.specs.audit import load_audit_config
+
+    config = tmp_path / "a.toml"
+    config.write_text('[[case]]\nlibrary = "opendp"\nconstructor = '
+                      '"make_randomized_response_bool"\nargs = { prob = { f64 = "0.75" } }\n'
+                      'd_in = 1\n')
+    s = load_audit_config(config)
+    html = run_audit(s.cases, s.file, None, None)._repr_html_()
+    assert html.startswith('<div class="plrv-report">') and "<svg" not in html
+    assert '<b class="holds">sound</b></h2>' in html
+    assert f"<td><code>ln(3)</code> {APPROX}≈ 1.09861 (approx.)</span></td>" in html
