@@ -199,15 +199,21 @@ def test_repr_of_a_holding_result_and_an_irrational_delta():
     assert "tight δ(ε) = 3/4 - 1/4*exp(1/2) ≈ 0.337819 > 1/10" in repr(r)
 
 
-def test_html_of_a_result_is_one_escaped_table_row():
+def test_html_of_a_result_is_the_report_template():
+    # randomized response 3/4, one record, ε = ln 2, δ = 1/8: tight δ = 3/4 − 2·(1/4) = 1/4,
+    # tight ε at 1/8 = ln((3/4 − 1/8)/(1/4)) = ln(5/2), witness [0] vs [1] with output 0
+    # (loss ln 3), by hand
     r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, epsilon="ln(2)",
                  delta="1/8")
     html = r._repr_html_()
-    assert html.startswith("<table>") and html.endswith("</table>")
-    assert html.count("<tr>") == 2  # the header and one notion
-    assert "<b>FAILS</b>" in html and "<code>(ln(2), 1/8)</code>" in html
-    assert "<code>1/4</code>" in html and "<code>ln(5/2) ≈ 0.91629</code>" in html
-    assert "databases: <code>[0] vs [1]</code>" in html
+    assert html.startswith('<div class="plrv-report"><style>') and html.endswith("</div>")
+    assert '<h2>plrv check: <b class="fails">FAILS</b></h2>' in html
+    approx = '<span class="approx" title="certified decimal, an approximation">'
+    assert f"<code>1/4</code> {approx}≈ 0.25 (approx.)</span>" in html
+    assert f"<code>ln(5/2)</code> {approx}≈ 0.91629 (approx.)</span>" in html
+    assert "<td>databases</td><td><code>[0] vs [1]</code></td>" in html
+    assert f"<td><code>(0,)</code></td><td><code>ln(3)</code> {approx}≈ 1.09861" in html
+    assert html.count("<section>") == 2  # the verdicts, one witness
 
 
 def test_report_repr_and_html_list_every_notion():
@@ -225,7 +231,8 @@ def test_report_repr_and_html_list_every_notion():
     assert "NotionResult(ppkdp FAILS" in text
     assert "mpq(" not in text
     html = report._repr_html_()
-    assert html.count("<tr>") == 3 and "apkdp" in html and "ppkdp" in html
+    assert html.count("<h3>Verdicts</h3>") == 1 and html.count("<section>") == 3
+    assert "<h3>apkdp: witness</h3>" in html and "<h3>ppkdp: witness</h3>" in html
 
 
 def test_privacy_loss_repr():

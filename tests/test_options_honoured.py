@@ -463,6 +463,18 @@ CASES: list[Case] = [
          == ["0.5", "0.75", "1.0"]),
     Case("audit", "--report", ("audit", "{audit1}", "--report", "{out}/rep"),
          lambda r: r.code == 0 and (r.out / "rep").is_dir()),
+    Case("audit", "--html", ("audit", "{audit1}", "--html", "{out}/a.html"),
+         lambda r: r.code == 0 and "<td>make_randomized_response_bool</td>"
+         in (r.out / "a.html").read_text(encoding="utf-8")),
+    # ---- report (rr1: tight ε = ln 3 at δ = 0, so the claim (ln 3, 0) holds; at ln 2 the
+    # tight δ is 3/4 − 2·1/4 = 1/4 > 0)
+    Case("report", "--output", ("report", "{rr1}", "--output", "{out}/r.html"),
+         lambda r: r.code == 0 and _written(r, "r.html")),
+    Case("report", "--epsilon", ("report", "{rr1}", "-o", "{out}/r.html", "--epsilon",
+                                 "ln(2)"),
+         lambda r: r.code == 1 and "tight δ at ε = ln(2): 1/4" in r.stdout),
+    Case("report", "--delta", ("report", "{rr_ln2}", "-o", "{out}/r.html", "--delta", "1/4"),
+         lambda r: r.code == 0),
     # ---- curve (rr1: δ = 3/4 − e^ε/4 below ln 3, then 0)
     Case("curve", "--json", ("curve", "{rr1}", "--json"),
          lambda r: _j(r, "notions", "dp", "breakpoints") == ["ln(3)"]),

@@ -23,6 +23,7 @@ from verifier.commands.common import (
     EngineOpt,
     EpsilonOpt,
     FullOpt,
+    HtmlOpt,
     JsonOpt,
     PlotOpt,
     ProgressOpt,
@@ -372,7 +373,8 @@ def audit(spec: Annotated[Path, typer.Argument(
               "--report", metavar="DIR",
               help="Write one Markdown report per unsound case into DIR (library version, "
                    "configuration, claim, exact values, witness, reproduction script).")
-          ] = None) -> int:
+          ] = None,
+          html: HtmlOpt = None) -> int:
     """Audit the privacy claims of DP libraries (opendp, dp_accounting, autodp,
     prv_accountant, diffprivlib, pipeline_dp), one row per [[case]]: the library's own claim
     against the exact (or certified) tight values of the law it implements. 0 all sound,
@@ -380,13 +382,14 @@ def audit(spec: Annotated[Path, typer.Argument(
     from verifier.commands.audit import audit_config
 
     refuse_options("plrv audit", typed_options(),
-                   {"--json", "--conformance", "--scan", "--report"})
-    return _verdict(audit_config(spec, json_out, conformance, scan, report))
+                   {"--json", "--conformance", "--scan", "--report", "--html"})
+    return _verdict(audit_config(spec, json_out, conformance, scan, report, html))
 
 
 # the commands about proofs and evidence register themselves on the same application
 from verifier import cli_proofs  # noqa: E402, F401
 from verifier.commands import curve as _curve  # noqa: E402, F401
+from verifier.commands import report as _report  # noqa: E402, F401
 
 
 def main() -> None:  # console-script entry point

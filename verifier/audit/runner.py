@@ -59,6 +59,12 @@ class AuditResult:
             return None
         return None if "unknown" in verdicts else True
 
+    def _repr_html_(self) -> str:
+        """The audit in the template of plrv's reports (a notebook shows it)."""
+        from verifier.audit.page import audit_html
+
+        return audit_html(self)
+
 
 def _at(file: str, case: AuditCase, exc: VerifierError) -> SpecError:
     key = case.where + (f".{exc.argument}" if exc.argument else "")

@@ -43,6 +43,10 @@ EpsilonOpt = Annotated[str | None, typer.Option(
                       '"1/2" (nats).')]
 DeltaOpt = Annotated[str | None, typer.Option(
     "--delta", help='The claimed δ instead of the spec\'s query.delta, e.g. "1/1000".')]
+HtmlOpt = Annotated[Path | None, typer.Option(
+    "--html", metavar="FILE", callback=absolute,
+    help="Also write the report as one self-contained HTML page (.html): the cases, claimed "
+         "against exact values, verdicts, witnesses as tables.")]
 CertOpt = Annotated[Path | None, typer.Option(
     "--certificate", callback=absolute,
     help="Also write a certificate (JSON): the evidence, for plrv verify-certificate.")]

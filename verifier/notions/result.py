@@ -14,15 +14,17 @@ from itertools import islice
 
 from gmpy2 import mpq
 
-from verifier.core.certified import compare_exp
+from verifier.core.certified import compare_exp, decimal_string
 from verifier.core.delta import Delta
-from verifier.core.epsilon import Epsilon
+from verifier.core.epsilon import Epsilon, parse_epsilon
+from verifier.core.errors import VerifierError
 from verifier.core.numbers import Rational, format_rational
+from verifier.notions.html_page import Html, exact, fragment, section, table, verdict
 from verifier.notions.loss import Loss, LossKind, LossLaw
 
 __all__ = ["Case", "NotionResult", "Summary", "summarize", "MAX_WITNESS_OUTPUTS", "VACUOUS_NOTE",
            "VACUOUS_RELATION_NOTE", "witness_text", "witness_items", "show_value", "with_approx",
-           "results_repr", "results_html"]
+           "results_repr", "results_html", "results_parts", "witness_html"]
 
 MAX_WITNESS_OUTPUTS = 100  # a witness lists at most this many outputs (and says how many)
 VACUOUS_NOTE = ("vacuously: the compared values have probability 0 for every target, so no "
@@ -64,6 +66,8 @@ class NotionResult:
     witness: Mapping[str, object]
     cases: int
     details: Sequence = field(default=())
+    # the privacy loss of the witness (or worst case) shown: for plrv report's histogram
+    loss: LossLaw | None = field(default=None, compare=False, repr=False)
 
     def __repr__(self) -> str:
         """The verdict, the claim, the tight values (exact, with a certified decimal where
@@ -194,12 +198,14 @@ class Summary:
         holds = self.worst_delta.compare(delta) <= 0
         if holds:
             assert self.epsilon_case is not None
-            witness = _listed(self.epsilon_case, self._reaches)
+            case = self.epsilon_case
+            witness = _listed(case, self._reaches)
         else:
             assert self.delta_case is not None
-            witness = _listed(self.delta_case, lambda loss: loss.exceeds(eps))
+            case = self.delta_case
+            witness = _listed(case, lambda loss: loss.exceeds(eps))
         return NotionResult(notion, eps, delta, self.worst_delta, self.worst_epsilon, holds,
-                            witness, self.count, details)
+                            witness, self.count, details, case.loss)
 
 
 def summarize(notion: str, cases: Iterable[Case], eps: Epsilon, delta: mpq,
@@ -215,6 +221,7 @@ def summarize(notion: str, cases: Iterable[Case], eps: Epsilon, delta: mpq,
 # ------------------------------------------------------------------------- display
 
 _SHOWN_OUTPUTS = 3  # a repr names at most this many outputs of a witness
+_HTML_OUTPUTS = 20  # the HTML table of a witness lists at most this many
 
 
 def with_approx(value: Delta | Epsilon) -> str:
@@ -279,18 +286,58 @@ def results_repr(kind: str, results: Mapping[str, NotionResult]) -> str:
     return f"{kind}(holds={holds},{lines}\n)"
 
 
-def results_html(results: Mapping[str, NotionResult]) -> str:
-    """One table row per notion: verdict, claim, tight δ at ε and tight ε at δ, witness."""
-    head = ("<tr><th>notion</th><th>verdict</th><th>claim (ε, δ)</th><th>tight δ(ε)</th>"
-            "<th>tight ε(δ)</th><th>witness</th></tr>")
-    rows = []
+def _value_html(value: Delta | Epsilon) -> Html:
+    """An exact δ or ε with its certified decimal beside it."""
+    return exact(str(value), value.approx())
+
+
+def _loss_html(loss: str) -> Html:
+    """A privacy loss as the witness lists it (``ln(3)``, ``+inf``), with a decimal when
+    it is finite."""
+    try:
+        eps = parse_epsilon(loss)
+    except VerifierError:
+        return exact(loss)
+    return exact(loss, None if eps.infinite else eps.approx())
+
+
+def witness_html(witness: Mapping[str, object]) -> Html:
+    """A witness (or worst case) as two small tables: what is compared, then its outputs
+    with their privacy losses (the first :data:`_HTML_OUTPUTS`, and how many more)."""
+    described = table(("", "value"), [(key, Html(f"<code>{escape(value)}</code>"))
+                                      for key, value in witness_items(witness)
+                                      if key != "outputs"])
+    outputs = witness.get("outputs")
+    if not isinstance(outputs, list) or not outputs:
+        return described
+    rows: list[tuple[object, object]] = [
+        (Html(f"<code>{escape(show_value(o, False))}</code>"), _loss_html(str(loss)))
+        for o, loss in outputs[:_HTML_OUTPUTS]]
+    more = len(outputs) - _HTML_OUTPUTS
+    if more > 0 or witness.get("outputs_truncated"):
+        rows.append((f"… {max(more, 0)} more"
+                     + (" (the list is truncated)" if witness.get("outputs_truncated") else ""),
+                     ""))
+    return Html(described + table(("output", "privacy loss"), rows))
+
+
+def results_parts(results: Mapping[str, NotionResult]) -> list[Html]:
+    """The sections of a check's report: the verdict of every notion with the claim and the
+    tight values, then each notion's witness (a claim that fails) or worst case."""
+    verdicts = table(("notion", "verdict", "claim ε", "claim δ", "tight δ at the claimed ε",
+                      "tight ε at the claimed δ", "cases"), [
+        (r.notion, verdict("holds" if r.holds else "FAILS"), _value_html(r.query_epsilon),
+         exact(format_rational(r.query_delta), decimal_string(r.query_delta)),
+         _value_html(r.delta), _value_html(r.epsilon), r.cases) for r in results.values()])
+    parts = [section("Verdicts", verdicts)]
     for r in results.values():
-        witness = "<br>".join(f"{escape(k)}: <code>{escape(t)}</code>"
-                              for k, t in witness_items(r.witness))
-        rows.append(
-            f"<tr><td>{escape(r.notion)}</td><td><b>{'holds' if r.holds else 'FAILS'}</b></td>"
-            f"<td><code>({escape(str(r.query_epsilon))}, "
-            f"{escape(format_rational(r.query_delta))})</code></td>"
-            f"<td><code>{escape(with_approx(r.delta))}</code></td>"
-            f"<td><code>{escape(with_approx(r.epsilon))}</code></td><td>{witness}</td></tr>")
-    return f"<table>{head}{''.join(rows)}</table>"
+        which = "worst case" if r.holds else "witness"
+        parts.append(section(f"{r.notion}: {which}", witness_html(r.witness)))
+    return parts
+
+
+def results_html(results: Mapping[str, NotionResult], title: str = "plrv check") -> str:
+    """The notebook view of a check (:mod:`verifier.notions.html_page`, the template of
+    ``plrv report``): the verdicts, the claim, the tight values, the witnesses."""
+    holds = all(r.holds for r in results.values())
+    return str(fragment(title, "holds" if holds else "FAILS", results_parts(results)))

@@ -9,7 +9,13 @@ from pathlib import Path
 
 from verifier.reports.plot import LABELS, require_matplotlib
 
-__all__ = ["plot_curve"]
+__all__ = ["plot_curve", "curve_figure", "LINE_STYLES"]
+
+# one style per curve, in order: a line style, a marker, and a width that narrows, so that
+# curves that coincide (apkdp, ppkdp and noiseless often do) all stay visible, one drawn
+# over the other
+LINE_STYLES = (("-", "o", 3.2), ("--", "s", 2.2), (":", "^", 1.6), ("-.", "D", 1.2),
+               ((0, (1, 3)), "v", 1.0))
 
 
 def _f(text: str) -> float:
@@ -18,9 +24,20 @@ def _f(text: str) -> float:
 
 def plot_curve(rows: Sequence[dict], path: str | Path, *, title: str, epsilon: str,
                delta: str, claim: tuple[str, str] | None, fmt: str) -> None:
-    """δ against ε, one line per notion through its sample rows, its breakpoints marked, the
-    accountant's δ dashed beside it when the rows carry it, and the claimed point
-    (``claim``: certified decimals of ε and δ, or None when ε = ∞)."""
+    """:func:`curve_figure` written to ``path`` in the format ``fmt``."""
+    import matplotlib.pyplot as plt
+
+    fig = curve_figure(rows, title=title, epsilon=epsilon, delta=delta, claim=claim)
+    fig.savefig(path, dpi=120, format=fmt)
+    plt.close(fig)
+
+
+def curve_figure(rows: Sequence[dict], *, title: str, epsilon: str, delta: str,
+                 claim: tuple[str, str] | None):
+    """δ against ε, one line per notion through its sample rows (each in its own style of
+    :data:`LINE_STYLES`), its breakpoints marked, the accountant's δ dashed beside it when
+    the rows carry it, and the claimed point (``claim``: certified decimals of ε and δ, or
+    None when ε = ∞). A matplotlib figure, for the caller to save and close."""
     require_matplotlib()
     import matplotlib
     matplotlib.use("Agg")
@@ -31,13 +48,16 @@ def plot_curve(rows: Sequence[dict], path: str | Path, *, title: str, epsilon: s
     for k, name in enumerate(notions):
         mine = [r for r in rows if r["notion"] == name]
         colour = f"C{k}"
+        style, marker, width = LINE_STYLES[k % len(LINE_STYLES)]
         label = LABELS.get(name, name)
         ax.plot([_f(r["epsilon_approx"]) for r in mine], [_f(r["delta_approx"]) for r in mine],
-                "-", color=colour, label=f"{label}: exact δ(ε)")
+                linestyle=style, linewidth=width, color=colour, label=f"{label}: exact δ(ε)")
         marks = [r for r in mine if r["breakpoint"]]
         if marks:
             ax.plot([_f(r["epsilon_approx"]) for r in marks],
-                    [_f(r["delta_approx"]) for r in marks], "o", color=colour, markersize=4,
+                    [_f(r["delta_approx"]) for r in marks], linestyle="none", marker=marker,
+                    color=colour, markersize=7 - 1.5 * (k % len(LINE_STYLES)),
+                    fillstyle="none" if k else "full",
                     label=f"{label}: breakpoints ln(r)")
         theirs = [r for r in mine if r.get("accountant_delta_approx")]
         if theirs:
@@ -52,5 +72,4 @@ def plot_curve(rows: Sequence[dict], path: str | Path, *, title: str, epsilon: s
     ax.set_title(title + " — exact values, drawn approximately", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, format=fmt)
-    plt.close(fig)
+    return fig

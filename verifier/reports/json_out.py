@@ -19,43 +19,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from gmpy2 import mpq
 
 from verifier.core.certified import decimal_string
-from verifier.core.delta import Delta
-from verifier.core.distribution import Bottom
 from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
+from verifier.core.plain import jsonable
 
 __all__ = ["dumps", "jsonable", "witness_json", "result_json", "check_json", "sweep_rows",
            "sweep_json", "guess_json", "eta_json", "pso_json", "family_json", "WITNESS_OUTPUTS"]
 
 WITNESS_OUTPUTS = 20  # outputs of a witness listed without --full
-_MPQ = type(mpq(0))
 
 
 def dumps(obj: object, indent: int | None = 2) -> str:
     """JSON text; exact integers of any length (lifts Python's int/str digit limit)."""
     sys.set_int_max_str_digits(0)
     return json.dumps(obj, indent=indent, ensure_ascii=False)
-
-
-def jsonable(value: object) -> object:
-    """A JSON-ready form of an outcome, background value or exact number."""
-    if isinstance(value, Bottom):
-        return "⊥"
-    if isinstance(value, (Delta, Epsilon)):
-        return str(value)
-    if isinstance(value, _MPQ):
-        return format_rational(value)
-    if isinstance(value, (tuple, list)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, frozenset):
-        return sorted((jsonable(v) for v in value), key=repr)
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if hasattr(value, "as_dict"):
-        return value.as_dict()
-    if isinstance(value, (bool, int, str)) or value is None:
-        return value
-    return repr(value)
 
 
 def witness_json(witness: Mapping[str, object], full: bool) -> dict:

@@ -45,6 +45,9 @@ def _format(path: str | Path, fmt: str | None) -> str:
 
 LABELS = {"apkdp": "active (APK)", "ppkdp": "passive (PPK)", "noiseless": "noiseless",
           "dp": "DP"}
+# (line style, marker, width) of each notion in a sweep's plot: all different, widest first
+_NOTION_STYLES = {"apkdp": ("-", "o", 3.0), "ppkdp": ("--", "s", 2.0),
+                  "noiseless": (":", "^", 1.5), "dp": ("-.", "D", 1.1)}
 
 
 def log10_approx(d: Delta) -> float | None:
@@ -78,16 +81,17 @@ def plot_threshold_sweep(points: Sequence[SweepPoint], path: str | Path, *, titl
     colours = {p: f"C{k}" for k, p in enumerate(dict.fromkeys(pt.p for pt in points))}
     for (p, notion), pts in series.items():
         label = LABELS.get(notion, notion) + ("" if p is None else f", p = {p}")
-        style = {"apkdp": "-", "ppkdp": "--"}.get(notion, ":")
+        # each notion its own line style, marker and width: coinciding curves stay visible
+        style, marker, width = _NOTION_STYLES.get(notion, _NOTION_STYLES["dp"])
+        drawn = {"linestyle": style, "marker": marker, "linewidth": width, "label": label,
+                 "color": colours[p], "fillstyle": "full" if notion == "apkdp" else "none"}
         ts = [pt.threshold for pt in pts]
         ds = [log10_approx(pt.delta) for pt in pts]
         es = [_epsilon_float(pt.epsilon) for pt in pts]
         ax_d.plot([t for t, d in zip(ts, ds, strict=True) if d is not None],
-                  [d for d in ds if d is not None], style, marker=".", label=label,
-                  color=colours[p])
+                  [d for d in ds if d is not None], **drawn)
         ax_e.plot([t for t, e in zip(ts, es, strict=True) if e is not None],
-                  [e for e in es if e is not None], style, marker=".", label=label,
-                  color=colours[p])
+                  [e for e in es if e is not None], **drawn)
     ax_d.set_xlabel("threshold T")
     ax_d.set_ylabel(f"log10 δ at ε = {epsilon} (approx.)")
     ax_e.set_xlabel("threshold T")

@@ -13,7 +13,8 @@ from pathlib import Path
 from verifier.reports.json_out import dumps, sweep_rows
 from verifier.specs.files import write_atomically
 
-__all__ = ["write_sweep", "write_curve", "write_advantage_plot", "write_certificate"]
+__all__ = ["write_sweep", "write_curve", "write_advantage_plot", "write_certificate",
+           "write_html"]
 
 
 def _write(writers: Mapping[Path, Callable[[Path], None]], options: Mapping[Path, str]) -> None:
@@ -89,3 +90,11 @@ def write_advantage_plot(path: Path, diameter) -> None:
 
 def _format(path: Path) -> str:
     return path.suffix.lstrip(".").lower()
+
+
+def write_html(text: str, path: Path, option: str) -> None:
+    """An HTML page (``plrv report -o``, ``plrv audit --html``), written all or nothing."""
+    def write(tmp: Path) -> None:
+        tmp.write_text(text, encoding="utf-8")
+
+    _write({path: write}, {path: option})

@@ -67,7 +67,7 @@ _TABLES = {
     "parameters": None,  # read by verifier.symbolic.instance (prove, check --at, curve --at)
 }
 # the commands that read this kind of spec
-COMMANDS = ("check", "sweep", "family", "curve", "prove", "reducible", "compose")
+COMMANDS = ("check", "sweep", "family", "curve", "prove", "reducible", "compose", "report")
 # the limits a command applies, when not all of CHECK_LIMITS (plrv family reads none)
 # (a threshold sweep's mechanism is a threshold count, but its ζ may be a program: paths)
 LIMITS_OF = {"compose": tuple(k for k in CHECK_LIMITS if k != "combinations")}
@@ -220,7 +220,7 @@ def _read(doc: Document, search_dir: Path | None, command: str,
     if renyi is None:
         eps = query.read("epsilon", parse_epsilon,
                          missing='missing: the claimed ε, e.g. "ln(2)"')
-        delta = query.rational("delta", "0", probability)
+        delta = query.rational("delta", mpq(0), probability)  # (an mpq, as read)
     else:  # the conversion points are in the Rényi claim
         eps, delta = parse_epsilon(0), mpq(0)
     engine = "auto" if command in ("family", "compose") else \

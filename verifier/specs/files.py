@@ -133,7 +133,7 @@ def check_kind(raw: Mapping, command: str, file: str | None) -> None:
     """A spec meant for another command is named as such: ``plrv check`` on a singling-out
     spec says to run ``plrv pso``."""
     kind = "check" if command in ("sweep", "family", "compose", "prove", "reducible",
-                                  "curve") else command
+                                  "curve", "report") else command
     if kind not in SPEC_KINDS or set(raw) & set(SPEC_KINDS[kind][1]):
         return
     for other, (what, signature) in SPEC_KINDS.items():
