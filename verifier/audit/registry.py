@@ -54,6 +54,7 @@ _MODULES: dict[str, tuple[str, str, str, str]] = {
                     "ADAPTER"),
     "pipeline_dp": ("pipeline_dp", "pipelinedp", "verifier.audit.adapters.pipelinedp",
                     "ADAPTER"),
+    "pydp": ("pydp", "pydp", "verifier.audit.adapters.pydp", "ADAPTER"),
 }
 
 LIBRARIES = tuple(_MODULES)
