@@ -73,6 +73,14 @@ class LaplaceLattice:
         return int(mpz(g.numerator).bit_length() - mpz(g.denominator).bit_length())
 
 
+def _floor(q: mpq) -> mpz:
+    return mpz(q.numerator) // mpz(q.denominator)
+
+
+def _ceil(q: mpq) -> mpz:
+    return -_floor(-q)
+
+
 def _ceil_log2(q: mpq) -> int:
     """``⌈log2 q⌉`` for a rational ``q > 0``, exactly."""
     k = int(mpz(q.numerator).bit_length() - mpz(q.denominator).bit_length())
@@ -123,7 +131,7 @@ def round_to_lattice(x: mpq, g: mpq) -> mpq:
     """``RoundToNearestDoubleMultiple(x, g)``: ``g·⌊x/g + 1/2⌋``, or ``x`` when ``g = 0``."""
     if g == 0:
         return x
-    return g * mpz((x / g + mpq(1, 2)).__floor__())
+    return g * _floor(x / g + mpq(1, 2))
 
 
 def _up(y: mpq) -> mpq:
@@ -135,7 +143,7 @@ def _up(y: mpq) -> mpq:
     if mpq(2) ** j > a:
         j -= 1  # now 2^j ≤ |y| < 2^(j+1)
     s = mpq(2) ** max(j - 52, -1074)
-    return mpz((y / s).__ceil__()) * s
+    return _ceil(y / s) * s
 
 
 def widest_pair(sensitivity: mpq, g: mpq) -> tuple[F64, F64]:
@@ -148,7 +156,7 @@ def widest_pair(sensitivity: mpq, g: mpq) -> tuple[F64, F64]:
     base = (nearest(mpq(0)), nearest(sensitivity))
     if g == 0 or (sensitivity / g).denominator == 1:
         return base
-    c = mpz((sensitivity / g).__ceil__())
+    c = _ceil(sensitivity / g)
     right = (c - mpq(1, 2)) * g
     left = _up(right - sensitivity)
     if nearest(right).exact != right or left >= g / 2:
