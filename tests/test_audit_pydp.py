@@ -79,6 +79,22 @@ def test_a_sensitivity_off_the_lattice_costs_a_step_more() -> None:
     assert round_half_up(y / g) - round_half_up(x / g) == c  # … c steps apart on the lattice
 
 
+def test_a_tie_in_delta_plus_g_loses_the_slack() -> None:
+    """ε = 20000, Δ = 3: fl(3/20000)/2^40 ≈ 1.36·10^-16 lies in (2^-53, 2^-52], so g = 2^-52;
+    3 + 2^-52 is halfway between the doubles 3 and 3 + 2^-51 and rounds to even, 3; so
+    λ = fl(fl(20000·2^-52)/3) carries no slack for the lattice, and Δ/g = 3·2^52 steps give
+    ε = λ·3·2^52, above 20000 by the rounding of λ."""
+    g = Fraction(1, 2 ** 52)
+    assert g / 2 < _fl(_fl(Fraction(3, 20000)) / 2 ** 40) <= g
+    assert _fl(3 + g) == 3
+    lam = _fl(_fl(20000 * g) / 3)
+    tight = lam * 3 * 2 ** 52
+    assert tight - 20000 == Fraction(1, 2 ** 40)
+    row = _run({"epsilon": {"f64": "20000"}, "sensitivity": {"f64": "3"}})
+    assert Fraction(str(row.tight_epsilon.nats)) == tight
+    assert row.verdict == "unknown"  # 2^-40 nats: within what the sampler's rounding may move
+
+
 def round_half_up(t: Fraction) -> int:
     return math.floor(t + Fraction(1, 2))
 
@@ -178,7 +194,7 @@ def test_refusals_name_the_key(case: dict, key: str) -> None:
 def test_examples_exit_statuses() -> None:
     r = CliRunner().invoke(app, ["audit", str(EXAMPLES / "python_dp_laplace.toml"), "--json"])
     assert r.exit_code == 3, r.output
-    assert [c["verdict"] for c in json.loads(r.output)["cases"]] == ["unknown", "unknown"]
+    assert [c["verdict"] for c in json.loads(r.output)["cases"]] == ["unknown"] * 3
     r = CliRunner().invoke(app, ["audit", str(EXAMPLES / "python_dp_laplace_subnormal.toml"),
                                  "--json"])
     assert r.exit_code == 1, r.output
