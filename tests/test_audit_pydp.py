@@ -217,3 +217,10 @@ def test_report_reproduces_with_the_library_alone(tmp_path: Path) -> None:
     lines = run.stdout.splitlines()  # no noise: each input is its only output, every draw
     assert lines[0] == "claim: epsilon = 1.0"
     assert lines[1:] == ["0.0 [(0.0, 100000)]", "5e-324 [(5e-324, 100000)]"]
+
+
+def test_conformance_says_why_it_does_not_apply() -> None:
+    c = read_audit_config({"case": [_case({"epsilon": {"f64": "1.0"}})]}, "c.toml")
+    row = run_audit(c.cases, c.file, conformance=100).rows[0]
+    assert any(n.startswith("conformance: does not apply (pydp draws on a lattice")
+               for n in row.notes)
