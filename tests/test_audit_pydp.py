@@ -29,6 +29,7 @@ from verifier.specs.audit import read_audit_config
 pydp_mechanisms = pytest.importorskip("pydp.algorithms.numerical_mechanisms")
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "audit"
+SCHEMA = Path(__file__).resolve().parents[1] / "schemas" / "audit-output.v1.json"
 
 
 def _fl(q: Fraction) -> Fraction:
@@ -198,7 +199,10 @@ def test_examples_exit_statuses() -> None:
     r = CliRunner().invoke(app, ["audit", str(EXAMPLES / "python_dp_laplace_subnormal.toml"),
                                  "--json"])
     assert r.exit_code == 1, r.output
-    assert [c["verdict"] for c in json.loads(r.output)["cases"]] == ["unsound", "unsound"]
+    out = json.loads(r.output)
+    assert [c["verdict"] for c in out["cases"]] == ["unsound", "unsound"]
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(out, json.loads((SCHEMA).read_text(encoding="utf-8")))
 
 
 def test_report_reproduces_with_the_library_alone(tmp_path: Path) -> None:
