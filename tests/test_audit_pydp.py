@@ -107,6 +107,19 @@ def test_inputs_limit_the_pairs() -> None:
     assert Fraction(str(row.tight_epsilon.nats)) == 2 ** 39 * lam
 
 
+def test_inputs_on_one_lattice_point_share_one_law() -> None:
+    """Δ = 1e300, ε = 1: fl(1e300)/2^40 lies in (2^956, 2^957], so g = 2^957, and 1/3, 2/3
+    (as doubles) are both below g/2: each rounds to 0, the releases have one law, ε = 0."""
+    delta = Fraction(1e300)
+    g = Fraction(2) ** 957
+    assert g / 2 < delta / 2 ** 40 <= g
+    assert round_half_up(Fraction(1, 3) / g) == round_half_up(Fraction(2, 3) / g) == 0
+    row = _run({"epsilon": {"f64": "1.0"}, "sensitivity": {"f64": "1e300"}},
+               inputs=["1/3", "2/3"])
+    assert row.verdict == "sound" and row.exactness == "exact"
+    assert row.tight_epsilon.base == 1  # ε = ln 1 = 0
+
+
 def test_the_library_draws_on_the_lattice_with_the_source_parameter() -> None:
     """The library's own draws at ε = Δ = 1: every output of input 0 is a multiple of
     g = 2^-40, and of input x = 0.3 (not on the lattice) one of g·⌊x/g + 1/2⌋ + gℤ, not of
@@ -174,6 +187,9 @@ def test_granularity_zero_releases_the_input() -> None:
     (_case({"epsilon": {"f64": "1.0"}, "noise": 1}), "args.noise"),
     (_case({"epsilon": {"f64": "0x1p-51"}}), "args.epsilon"),
     (_case({"epsilon": {"f64": "1.0"}, "sensitivity": 0}), "args.sensitivity"),
+    (_case({"epsilon": {"f64": "0x1p-50"}, "sensitivity": {"f64": "1e308"}}),
+     "args.sensitivity"),  # Δ/ε beyond the largest double
+    (_case({"epsilon": {"f64": "1.0"}}, inputs=[True, {"f64": "0"}]), "inputs"),
     (_case({"epsilon": {"f64": "0x1p-50"}, "sensitivity": {"f64": "0x1.0000000000001p+0"}}),
      "args.sensitivity"),  # diversity/2^40 just above 2^10: libm's log2 decides
     (_case({"epsilon": {"f64": "1.0"}}, inputs=[0, 1]), "inputs"),  # the integer path

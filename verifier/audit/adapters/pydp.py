@@ -18,7 +18,9 @@ never ``sound``. It is ``unsound`` when the specified law exceeds the claim by m
 ``MARGIN`` nats — far beyond what the rounding of the branch probabilities (relative errors
 of a few ulps each, about ``2^−45`` over the whole search) could take back — or exactly,
 when the granularity is 0: then the output is the input (no noise), ``ε = ∞``. Otherwise
-``unknown``, the notes saying which side of the claim the specified law falls.
+``unknown``, the notes saying which side of the claim the specified law falls — except when
+every neighbouring pair of the ``inputs`` rounds to one lattice point: the two releases then
+have one law whatever the sampler does, ``ε = 0``, ``sound`` exactly.
 
 ``GaussianMechanism``, ``Count`` and ``BoundedSum`` are refused with the reason.
 """
@@ -72,15 +74,15 @@ def _inputs(case: AuditCase, notes: list[str]) -> list[F64] | None:
                               argument="inputs", value=len(case.inputs))
     out: list[F64] = []
     for i, v in enumerate(case.inputs):
+        if isinstance(v, bool):
+            raise InvalidArgument(f"inputs[{i}] = {v!r} is a boolean, not a double",
+                                  argument="inputs", value=v)
         if isinstance(v, int):
             raise InvalidArgument(
                 f"inputs[{i}] = {v!r}: an integer would take python-dp's integer path "
                 f"(AddInt64Noise: the noise rounded to an integer), whose law plrv does not "
                 f"model; write the double, {{f64 = \"{v}\"}}", argument="inputs", value=v)
         d, note = double_of(v, f"inputs[{i}]")
-        if d.exact != d.exact or abs(d.double) == float("inf"):  # float ok: NaN/∞ test only
-            raise InvalidArgument(f"inputs[{i}] = {d}: not a finite double",
-                                  argument="inputs", value=str(d))
         if note:
             notes.append(note)
         out.append(d)
@@ -142,10 +144,16 @@ def _laplace(case: AuditCase) -> AuditRow:
     notes.append(f"granularity g = 2^{k}; λ = fl(fl(g·ε)/fl(Δ + g)) = fl({lat.numerator.hex} / "
                  f"{lat.denominator.hex}) = {lat.lam.hex}")
     gap = shift - sens.exact
-    apart = "Δ" if gap == 0 else f"Δ {'+' if gap > 0 else '−'} {format_rational(abs(gap))}"
+    apart = "the same point" if steps == 0 else "Δ" if gap == 0 else \
+        f"Δ {'+' if gap > 0 else '−'} {format_rational(abs(gap))}"
     notes.append(f"inputs {x} and {y} ({'over every double' if xs is None else 'of the inputs'}"
                  f", the neighbours furthest apart on the lattice) round {steps} steps apart: "
                  f"{apart}")
+    if steps == 0:  # every neighbouring pair rounds to one lattice point: one law, sampler and all
+        notes.append("every pair of neighbouring inputs rounds to the same lattice point, so "
+                     "the two releases have the same law whatever the sampler: ε = 0 exactly")
+        return AuditRow(case, claim, mpq(0), mpq(0), Epsilon.ZERO, "sound", None, "exact",
+                        witness, tuple(notes))
     excess = tight - claim.exact
     side = ("exceeds the claim by " if excess > 0 else "meets the claim, below it by "
             if excess < 0 else "equals the claim") + (format_rational(abs(excess))

@@ -102,10 +102,14 @@ def laplace_lattice(epsilon: F64, sensitivity: F64) -> LaplaceLattice:
     if sens <= 0:
         raise OutOfRange(f"args.sensitivity = {sensitivity} must be > 0",
                          argument="args.sensitivity", value=str(sensitivity))
-    diversity = nearest(sens / eps)
-    if diversity.exact > MAX_DIVERSITY:
+    try:
+        diversity = nearest(sens / eps)
+    except OverflowError:
+        diversity = None
+    if diversity is None or diversity.exact > MAX_DIVERSITY:
+        shown = "beyond the largest double" if diversity is None else str(diversity)
         raise OutOfRange(f"args.sensitivity = {sensitivity}: the diversity sensitivity/epsilon "
-                         f"= {diversity} is above 2^1000, beyond what plrv audits",
+                         f"= {shown} is above 2^1000, beyond what plrv audits",
                          argument="args.sensitivity", value=str(sensitivity))
     scaled = nearest(diversity.exact / GRANULARITY_PARAM)
     if scaled.exact == 0:
