@@ -376,9 +376,9 @@ def audit(spec: Annotated[Path, typer.Argument(
           ] = None,
           html: HtmlOpt = None) -> int:
     """Audit the privacy claims of DP libraries (opendp, dp_accounting, autodp,
-    prv_accountant, diffprivlib, pipeline_dp), one row per [[case]]: the library's own claim
-    against the exact (or certified) tight values of the law it implements. 0 all sound,
-    1 any unsound, 3 any unknown."""
+    prv_accountant, diffprivlib, pipeline_dp, pydp), one row per [[case]]: the library's own
+    claim against the exact (or certified) tight values of the law it implements. 0 all
+    sound, 1 any unsound, 3 any unknown."""
     from verifier.commands.audit import audit_config
 
     refuse_options("plrv audit", typed_options(),

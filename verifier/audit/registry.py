@@ -40,6 +40,7 @@ class Adapter:
     sample: Sampler | None = None
     law: LawOf | None = None
     version: Callable[[], str] | None = field(default=None)
+    no_conformance: str = "computes a bound; it draws no samples"  # why, without sample/law
 
 
 # library name in a config -> (import name of the library, pip extra, adapter module, attribute)
@@ -54,6 +55,7 @@ _MODULES: dict[str, tuple[str, str, str, str]] = {
                     "ADAPTER"),
     "pipeline_dp": ("pipeline_dp", "pipelinedp", "verifier.audit.adapters.pipelinedp",
                     "ADAPTER"),
+    "pydp": ("pydp", "pydp", "verifier.audit.adapters.pydp", "ADAPTER"),
 }
 
 LIBRARIES = tuple(_MODULES)

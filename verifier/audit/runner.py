@@ -107,8 +107,8 @@ def _adapter(file: str, case: AuditCase) -> Adapter:
 def _conform(file: str, case: AuditCase, row: AuditRow, ad: Adapter, n: int
              ) -> tuple[AuditRow, tuple[Fit, ...]]:
     if ad.sample is None or ad.law is None:
-        return row.with_notes(f"conformance: does not apply ({case.library} computes a "
-                              f"bound; it draws no samples)"), ()
+        return row.with_notes(f"conformance: does not apply ({case.library} "
+                              f"{ad.no_conformance})"), ()
     inputs = row.witness.get("inputs")
     if not isinstance(inputs, Sequence) or not inputs:
         return row.with_notes("conformance: no witness input to sample at"), ()

@@ -60,7 +60,7 @@ def _py(v: object) -> str:
     return repr(v)
 
 
-_DOUBLES = ("scale", "prob", "f", "epsilon")  # arguments the libraries take as a float
+_DOUBLES = ("scale", "prob", "f", "epsilon", "sensitivity")  # arguments taken as a float
 
 
 def _args(args: dict) -> str:
@@ -107,6 +107,12 @@ def reproduction(row: AuditRow, draws: int = 100_000) -> str | None:
             count = "meas(x)"
         else:
             return None
+    elif c.library == "pydp" and c.constructor == "LaplaceMechanism":
+        head = ["import collections",
+                "from pydp.algorithms.numerical_mechanisms import LaplaceMechanism"]
+        body = [f"mech = LaplaceMechanism({_args(dict(c.args))})",
+                "print('claim: epsilon =', mech.epsilon)"]
+        count = "mech.add_noise(x)"
     elif c.library == "diffprivlib" and c.constructor == "Binary":
         args = _args(dict(c.args))
         head = ["import collections", "from diffprivlib.mechanisms import Binary"]
@@ -164,11 +170,14 @@ def finding_markdown(row: AuditRow, version: str) -> str:
     return "\n".join(out)
 
 
+_DISTRIBUTIONS = {"pydp": "python-dp"}  # a library imported under another name than its own
+
+
 def _version(library: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version(library)
+        return version(_DISTRIBUTIONS.get(library, library))
     except PackageNotFoundError:  # pragma: no cover - the audit has just imported it
         return "(version unknown)"
 

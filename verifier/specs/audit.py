@@ -4,7 +4,7 @@
 
     [[case]]
     library = "prv_accountant"          # opendp | dp_accounting | autodp | prv_accountant
-                                        # | diffprivlib | pipeline_dp
+                                        # | diffprivlib | pipeline_dp | pydp
     constructor = "PureDPMechanism"     # the library's own name
     args = { eps = "ln(3)" }            # the constructor's arguments
     compose = 100                       # k-fold composition (accountants)
