@@ -3,6 +3,7 @@ ways. Expected values are derived by hand (randomized response) or computed by m
 digits, never taken from plrv's own output."""
 
 import math
+import numbers
 import subprocess
 import sys
 from fractions import Fraction
@@ -240,7 +241,8 @@ def test_privacy_loss_repr():
 def test_delta_accepts_text_and_exact_epsilon(eps):
     # δ(ε) = 3/4 − e^ε/4 = 1/4 at e^ε = 2
     d = rr_loss().delta(eps)
-    assert type(d) is Delta and d == mpq(1, 4)
+    # a rational δ is a Delta and a numbers.Rational (its class is Delta's rational subclass)
+    assert isinstance(d, Delta) and isinstance(d, numbers.Rational) and d == mpq(1, 4)
 
 
 @pytest.mark.parametrize("eps", ["1/2", Fraction(1, 2), mpq(1, 2), Epsilon.of_nats("1/2")],
