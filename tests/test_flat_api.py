@@ -259,6 +259,29 @@ def test_report_repr_and_html_list_every_notion():
     assert html.count("<tr>") == 3 and "apkdp" in html and "ppkdp" in html
 
 
+def _parity(db):
+    return sum(db) % 2
+
+
+def _rr(db):
+    from verifier.program import flip
+    return tuple(x if flip("3/4") else 1 - x for x in db)
+
+
+def test_mechanisms_and_noise_laws_show_their_name_and_parameters():
+    from verifier import mechanism, noisy_max
+    from verifier.program import program
+
+    shown = [repr(randomized_response("3/4", [0, 1])), repr(mechanism(_parity)),
+             repr(mechanism(_parity, "parity", symmetric=True)), repr(program(_rr)),
+             repr(discrete_laplace("2")), repr(noisy_max("5/2"))]
+    assert shown == ["Mechanism(randomized_response(truth=3/4, values=[0, 1]))",
+                     "Mechanism(_parity())", "Mechanism(parity(), symmetric)", "Mechanism(_rr())",
+                     "ExpNoise(discrete_laplace(scale=2))",
+                     "NoisyChoice(noisy_max(discrete_laplace, scale=5/2))"]
+    assert not any("0x" in text or "<function" in text for text in shown)
+
+
 def test_privacy_loss_repr():
     assert repr(rr_loss()) == "PrivacyLoss(ratio 3: P 3/4, Q 1/4; P[r = +inf] = 0)"
 
