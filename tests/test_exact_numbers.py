@@ -8,6 +8,8 @@ the last bit, by mpmath at 60 digits (an engine plrv does not use).
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 import numbers
 import pickle
@@ -149,10 +151,13 @@ def test_float_is_the_nearest_double_and_bool_is_nonzero():
     assert not Delta("0") and Delta("1/4") and D and not Epsilon("0") and Epsilon("ln(2)")
 
 
-def test_values_survive_pickling_with_their_class():
+def test_values_survive_pickling_and_copying_with_their_class():
     for value in (Delta("1/4"), D, Epsilon("ln(3)"), Epsilon("1/2"), Epsilon.INF):
-        copy = pickle.loads(pickle.dumps(value))
-        assert copy == value and type(copy) is type(value)
+        for copied in (pickle.loads(pickle.dumps(value)), copy.deepcopy(value)):
+            assert copied == value and type(copied) is type(value)
+    # replace() builds through the constructor: the class follows the value
+    assert _is(dataclasses.replace(D, c=mpq(0)), Delta("3/4"))
+    assert dataclasses.replace(Epsilon("ln(2)"), base=mpq(3)) == Epsilon("ln(3)")
 
 
 # ----------------------------------------------------------------------- arithmetic

@@ -66,7 +66,7 @@ class Delta:
                                 value=epsilon)
         return Delta.make(rational(a, "a"), rational(c, "c"), epsilon)
 
-    def __init__(self, *args: object) -> None:
+    def __init__(self, *args: object, **kwargs: object) -> None:
         """Everything is done by ``__new__`` (the class depends on the value)."""
 
     def __getnewargs__(self) -> tuple[mpq, mpq, Epsilon]:
