@@ -154,9 +154,6 @@ class Delta:
         order = self._order(other)
         return NotImplemented if order is None else order >= 0
 
-    def __bool__(self) -> bool:
-        return self.c != 0 or self.a != 0
-
     def _arithmetic(self, op: Callable[[reals.Form, reals.Form], reals.Form], other: object,
                     reflected: bool = False) -> object:
         form = reals.operand(other, arithmetic=True, against=self)

@@ -253,9 +253,6 @@ class Epsilon:
         order = self._order(other)
         return NotImplemented if order is None else order >= 0
 
-    def __bool__(self) -> bool:
-        return not self.is_zero
-
     def _arithmetic(self, op: Callable[[reals.Form, reals.Form], reals.Form], other: object,
                     reflected: bool = False) -> object:
         if hasattr(other, "_exact_form") and not isinstance(other, Epsilon):
