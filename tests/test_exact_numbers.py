@@ -144,6 +144,19 @@ def test_a_rational_delta_is_a_rational_and_an_irrational_one_is_not():
         _ = D.value
 
 
+def test_a_rational_epsilon_is_a_rational_and_ln_or_inf_is_not():
+    half = Epsilon("1/2")
+    assert isinstance(half, numbers.Rational) and isinstance(Epsilon.ZERO, numbers.Rational)
+    assert not isinstance(Epsilon("ln(2)"), numbers.Rational)
+    assert not isinstance(Epsilon.INF, numbers.Rational)
+    assert Fraction(half) == Fraction(1, 2) and mpq(half) == mpq(1, 2)
+    assert Fraction(Epsilon("ln(1)")) == 0 and Fraction(Epsilon.of_nats(3)) == 3
+    assert (math.floor(Epsilon("7/2")), math.ceil(Epsilon("7/2")), int(Epsilon("7/2"))) == \
+        (3, 4, 3)
+    with pytest.raises(TypeError):
+        Fraction(Epsilon("ln(2)"))
+
+
 def test_float_is_the_nearest_double():
     assert float(Delta("1/4")) == 0.25 and float(Epsilon("1/2")) == 0.5
     # 3/4 − e^{1/2}/4 = 0.3378196823249679…, ln 2 = 0.6931471805599453…

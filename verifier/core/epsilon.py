@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Callable
 from dataclasses import KW_ONLY, InitVar, dataclass
@@ -22,42 +23,19 @@ from typing import ClassVar
 from gmpy2 import mpq
 
 from verifier.core import reals
-from verifier.core.certified import certified_decimal, compare_exp, decimal_string, log_bounds
+from verifier.core.certified import (
+    certified_decimal,
+    compare_exp,
+    decimal_string,
+    log_bounds,
+    nearest_float,
+    to_float,
+)
 from verifier.core.errors import InvalidNumber
 from verifier.core.numbers import format_rational, is_number_text, rational
 from verifier.core.numbers import sign as _sign
 
 __all__ = ["Epsilon", "parse_epsilon", "nearest_float"]
-
-_FLOAT_PRECISION = 1 << 12  # bits; past this a float on a rounding boundary takes the middle
-
-
-def _to_float(q: mpq) -> float:
-    """``q`` rounded to the nearest float (Python's int division rounds correctly)."""
-    try:
-        return int(q.numerator) / int(q.denominator)
-    except OverflowError:
-        return math.inf if q > 0 else -math.inf
-
-
-def nearest_float(enclose: Callable[[int], tuple[mpq, mpq]]) -> float:
-    """A float approximation of a real known by rational enclosures ``enclose(prec)``: the
-    precision doubles until both ends round to the same float. For display and plotting
-    only; no verdict reads it.
-
-    >>> nearest_float(lambda prec: log_bounds(mpq(2), prec))
-    0.6931471805599453
-    """
-    prec = 64
-    while True:
-        lo, hi = enclose(prec)
-        a, b = _to_float(lo), _to_float(hi)
-        if a == b:
-            return a
-        if prec >= _FLOAT_PRECISION:
-            return _to_float((lo + hi) / 2)
-        prec *= 2
-
 
 # --------------------------------------------------------------------------- ε
 
@@ -76,7 +54,9 @@ class Epsilon:
     the exact value of the double), a δ and another ε — ``ln(q)`` against a rational is
     decided by certified enclosures, which always separate them — and ``==`` with a string
     raises :class:`~verifier.core.errors.NotComparable` rather than answer ``False``.
-    Arithmetic is exact (:mod:`verifier.core.reals`): a rational result is an ``mpq``,
+    A rational ε (nats, or 0) is a :class:`numbers.Rational` (``Fraction(eps)``); ``ln(q)``
+    and ∞ are not. Arithmetic is exact (:mod:`verifier.core.reals`): a rational result is an
+    ``mpq``,
     ``ln(a) ± ln(b)`` and ``x·ln(b)`` are an ε ``ln(…)`` when the argument is rational and
     at least 1, anything else raises :class:`~verifier.core.errors.InexactArithmetic`.
 
@@ -92,6 +72,13 @@ class Epsilon:
 
     INF: ClassVar[Epsilon]
     ZERO: ClassVar[Epsilon]
+
+    def __new__(cls, value: object = None, *, base: object = None, nats: object = None,
+                infinite: bool = False) -> Epsilon:
+        # a rational ε (a number of nats, or 0) is a numbers.Rational: its own class
+        if cls is Epsilon and _rational_spec(value, base, nats, infinite):
+            cls = _RationalEpsilon
+        return object.__new__(cls)
 
     def __post_init__(self, value: object) -> None:
         if value is not None:
@@ -168,7 +155,7 @@ class Epsilon:
         if self.infinite:
             return math.inf
         if self.nats is not None:
-            return _to_float(self.nats)
+            return to_float(self.nats)
         base = self.base
         assert base is not None
         return 0.0 if base == 1 else nearest_float(lambda prec: log_bounds(base, prec))
@@ -295,6 +282,56 @@ class Epsilon:
 
     def __abs__(self) -> Epsilon:
         return self
+
+
+class _RationalEpsilon(Epsilon):
+    """An ε that is a rational number (``nats``, or 0): a :class:`numbers.Rational`, so
+    ``Fraction(eps)`` and ``mpq(eps)`` are exact."""
+
+    __slots__ = ()
+
+    @property
+    def _rational(self) -> mpq:
+        return self.nats if self.nats is not None else mpq(0)
+
+    @property
+    def numerator(self) -> int:
+        return int(self._rational.numerator)
+
+    @property
+    def denominator(self) -> int:
+        return int(self._rational.denominator)
+
+    def __mpq__(self) -> mpq:
+        return self._rational
+
+    def as_integer_ratio(self) -> tuple[int, int]:
+        return self.numerator, self.denominator
+
+    def __trunc__(self) -> int:
+        return self.numerator // self.denominator  # ε ≥ 0: truncation is the floor
+
+    __floor__ = __int__ = __trunc__
+
+    def __ceil__(self) -> int:
+        return -(-self.numerator // self.denominator)
+
+
+numbers.Rational.register(_RationalEpsilon)
+
+
+def _rational_spec(value: object, base: object, nats: object, infinite: bool) -> bool:
+    """Whether the ε these constructor arguments describe is rational (a bad argument is
+    left to ``__post_init__`` to refuse, by name)."""
+    try:
+        if value is not None:
+            parsed = parse_epsilon(value)
+            return not parsed.infinite and (parsed.nats is not None or parsed.base == 1)
+        if nats is not None:
+            return base is None and not infinite
+        return base is not None and not infinite and rational(base, "epsilon base") == 1
+    except InvalidNumber:
+        return False
 
 
 def _value(form: reals.Form) -> object:
