@@ -273,3 +273,9 @@ def test_a_check_result_mixes_with_python_numbers():
     assert r.epsilon < 1.1 and r.epsilon > 0.69 and r.epsilon == Epsilon("ln(2)")
     assert Fraction(r.delta) == Fraction(1, 4) and float(r.delta) == 0.25
     assert _is(r.delta + 1, mpq(5, 4)) and r.delta <= Fraction(1, 4)
+
+
+def test_numpy_scalars_are_read_exactly():
+    np = pytest.importorskip("numpy")
+    assert np.int64(1) > Delta("1/4") and Delta("1/4") < np.int64(1)
+    assert Epsilon("ln(3)") < np.float64(1.1) and _is(Delta("1/4") + np.int64(1), mpq(5, 4))

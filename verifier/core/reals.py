@@ -28,6 +28,7 @@ with rationals; sums with rationals and with sums (one exponent left, or the res
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -82,6 +83,8 @@ def operand(x: object, *, arithmetic: bool = False, against: object = None) -> F
         return ("q", mpq(x))
     if isinstance(x, Fraction):
         return ("q", mpq(x.numerator, x.denominator))
+    if isinstance(x, numbers.Rational):  # numpy's integers, other exact rational types
+        return ("q", mpq(int(x.numerator), int(x.denominator)))
     if isinstance(x, (float, Decimal)):
         if arithmetic:
             raise InexactArithmetic(
