@@ -8,7 +8,16 @@ answers ``True`` (meaningful: the statement could have failed there), ``None`` (
 
 from __future__ import annotations
 
-from verifier import BOTTOM, Dist, check_dp, iid, independent, known_indices, mechanism
+from verifier import (
+    BOTTOM,
+    Dist,
+    check_dp,
+    iid,
+    independent,
+    known_indices,
+    mechanism,
+    replace_one,
+)
 from verifier.core.epsilon import Epsilon
 from verifier.engines.choice import joint_tables
 from verifier.notions.partial.cases import apk_loss, ordered_pairs, ppk_loss
@@ -103,7 +112,7 @@ def full_knowledge_is_dp(item) -> bool | None:
     model, mech = item
     meaningful = False
     for eps, E in zip(EPSILONS, RATES, strict=True):
-        dp = check_dp(mech, model.values, model.n, eps, "0").delta
+        dp = check_dp(mech, replace_one(model.values, model.n), eps, "0").delta
         full = worst(d for i in range(model.n) if (d := apk_ppk(table(
             Instance(model, mech, i, tuple(j for j in range(model.n) if j != i))), eps)[0]))
         expected = ref.dp_delta(mech, model.values, model.n, E)
@@ -239,7 +248,7 @@ def lemma1(item) -> bool | None:
     meaningful = False
     for eps, E in zip(EPSILONS, RATES, strict=True):
         expected = ref.dp_delta(mech, values, n, E)
-        if q(check_dp(mech, values, n, eps, "0").delta) != expected:
+        if q(check_dp(mech, replace_one(values, n), eps, "0").delta) != expected:
             return False
         meaningful |= 0 < expected < 1
     return True if meaningful else None

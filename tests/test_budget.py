@@ -24,7 +24,8 @@ from verifier.guessing.metric import tight_epsilon
 from verifier.model.data import iid
 from verifier.model.knowledge import known_indices, no_knowledge
 from verifier.model.mechanisms import build_mechanism, randomized_response
-from verifier.notions.dp.brute import check_dp
+from verifier.notions.dp.api import check_dp
+from verifier.notions.dp.neighbours import replace_one
 from verifier.pso.attacks import count_mechanism, identity_mechanism
 from verifier.pso.predicates import Predicate, Universe, parse_predicate
 from verifier.pso.success import Admissible, baseline, optimal_adversary, success
@@ -72,14 +73,16 @@ def _forbid(monkeypatch, module, name):
 
 # (id, call, key, size): each call must be refused by limit `key` with the size printed so
 REFUSALS = [
-    ("databases", lambda: check_dp(randomized_response("3/4", [0, 1]), [0, 1], 30, "ln(3)"),
+    ("databases", lambda: check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 30),
+                                   "ln(3)"),
      "limits.databases", "2^30"),
     ("work-brute", lambda: joint_tables(iid(["1/2", "1/2"], [0, 1], 10),
                                         randomized_response("3/4", [0, 1]), no_knowledge(),
                                         tuple(range(10)), engine="brute"),
      "limits.work", "10485760"),
     # dp by brute force: 2^10 databases × 10 neighbours × 2^10 outputs = 10·2^20
-    ("work-dp", lambda: check_dp(randomized_response("3/4", [0, 1]), [0, 1], 10, "ln(3)"),
+    ("work-dp", lambda: check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 10),
+                                 "ln(3)"),
      "limits.work", "10485760"),
     # counts over 3 values (the general route): 1 target × 3 values × 1 known class
     # × C(199 + 2, 2) = 20100 count vectors of the other records = 60300

@@ -10,24 +10,35 @@ from hypothesis import strategies as st
 from reference import dp_delta
 from strategies import distributions, frac
 
-from verifier import check_dp, geometric_count, mechanism, randomized_response, threshold_count
+from verifier import (
+    InvalidArgument,
+    add_remove_one,
+    check_dp,
+    discrete_laplace,
+    geometric_count,
+    mechanism,
+    randomized_response,
+    replace_one,
+    threshold_count,
+)
 from verifier.core.distribution import BOTTOM
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded
+from verifier.testing import assert_dp
 
 MPQ = type(mpq(0))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_binary_rr_truth_three_quarters_is_ln3(n):
-    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], n, "ln(3)", "0")
+    r = check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], n), "ln(3)", "0")
     assert str(r.epsilon) == "ln(3)" and r.holds
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_ternary_rr_truth_two_thirds_is_ln4(n):
     # report the truth with 2/3, each other value with 1/6: the ratio is (2/3)/(1/6) = 4
-    r = check_dp(randomized_response("2/3", [0, 1, 2]), [0, 1, 2], n, "ln(4)", "0")
+    r = check_dp(randomized_response("2/3", [0, 1, 2]), replace_one([0, 1, 2], n), "ln(4)", "0")
     assert str(r.epsilon) == "ln(4)" and r.holds
 
 
@@ -48,19 +59,19 @@ def test_ternary_rr_truth_two_thirds_is_ln4(n):
 ], ids=repr)
 def test_rr_delta_below_tight_epsilon_by_hand(truth, values, epsilon, expected):
     for n in (1, 2):
-        r = check_dp(randomized_response(truth, values), values, n, epsilon, "0")
+        r = check_dp(randomized_response(truth, values), replace_one(values, n), epsilon, "0")
         assert str(r.delta) == expected
 
 
 def test_geometric_count_is_ln_one_over_alpha():
     # P[j|c]/P[j|c+1] is α^(|j−c| − |j−c−1|) ∈ {α, 1/α} inside, and α^c/α^(c+1) = 1/α at 0
     for alpha, tight in (("1/2", "ln(2)"), ("1/3", "ln(3)"), ("2/5", "ln(5/2)")):
-        r = check_dp(geometric_count([1], alpha), [0, 1], 3, "0", "0")
+        r = check_dp(geometric_count([1], alpha), replace_one([0, 1], 3), "0", "0")
         assert str(r.epsilon) == tight
 
 
 def test_threshold_count_has_delta_one_with_witness():
-    r = check_dp(threshold_count([1], 2), [0, 1], 3, "ln(10)", "1/2")
+    r = check_dp(threshold_count([1], 2), replace_one([0, 1], 3), "ln(10)", "1/2")
     assert r.delta == 1 and r.epsilon == Epsilon.INF and not r.holds
     d1, d2 = r.witness["databases"]
     # one database reaches the threshold and its neighbour does not: disjoint outputs
@@ -78,7 +89,7 @@ def random_mechanisms(draw):
 @settings(max_examples=100, deadline=None)
 @given(random_mechanisms(), st.sampled_from(["1", "3/2", "2", "5"]))
 def test_brute_force_dp_agrees_with_direct_formula(mech, E):
-    r = check_dp(mech, [0, 1], 2, f"ln({E})", "0")
+    r = check_dp(mech, replace_one([0, 1], 2), f"ln({E})", "0")
     assert type(r.delta.value) is MPQ
     assert frac(r.delta.value) == dp_delta(mech, [0, 1], 2, Fraction(E))
 
@@ -86,7 +97,7 @@ def test_brute_force_dp_agrees_with_direct_formula(mech, E):
 @settings(max_examples=100, deadline=None)
 @given(random_mechanisms(), st.fractions(0, 1, max_denominator=20))
 def test_tight_epsilon_is_tight_for_dp(mech, delta):
-    r = check_dp(mech, [0, 1], 2, "0", f"{delta.numerator}/{delta.denominator}")
+    r = check_dp(mech, replace_one([0, 1], 2), "0", f"{delta.numerator}/{delta.denominator}")
     if r.epsilon.infinite or r.epsilon.is_zero:
         return
     E = frac(r.epsilon.rate)
@@ -95,7 +106,7 @@ def test_tight_epsilon_is_tight_for_dp(mech, delta):
 
 def test_budget_message():
     with pytest.raises(BudgetExceeded) as info:
-        check_dp(randomized_response("3/4", [0, 1]), [0, 1], 30, "ln(3)", "0")
+        check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 30), "ln(3)", "0")
     # 2^30 databases against the default 2^20; 2^20 ≤ 2^20 < 2^21 gives records ≤ 20
     assert str(info.value) == (
         "limits.databases: databases for brute force (2 values, 30 records): 2^30, over the "
@@ -104,7 +115,7 @@ def test_budget_message():
 
 
 def test_outputs_of_bottom_in_witness():
-    r = check_dp(threshold_count([1], 1), [0, 1], 1, "0", "0")
+    r = check_dp(threshold_count([1], 1), replace_one([0, 1], 1), "0", "0")
     assert any(o is BOTTOM for o, _ in r.witness["outputs"])
 
 
@@ -122,7 +133,7 @@ def profile_value(points, E):
 @given(random_mechanisms(), st.sampled_from(["1", "4/3", "2", "3", "7"]))
 def test_brute_force_dp_agrees_with_the_profiles(mech, E):
     from verifier.notions.dp.brute import dp_cases
-    r = check_dp(mech, [0, 1], 2, f"ln({E})", "0")
+    r = check_dp(mech, replace_one([0, 1], 2), f"ln({E})", "0")
     from_profiles = max(profile_value(c.loss.profile(), mpq(E)) for c in dp_cases(mech, [0, 1], 2))
     assert r.delta.value == from_profiles
 
@@ -141,7 +152,7 @@ def _three(db):
 
 
 def test_a_claim_that_holds_names_the_pair_reaching_the_tight_epsilon():
-    r = check_dp(mechanism(_three, "three"), [0, 1, 2], 1, "ln(2)", "0")
+    r = check_dp(mechanism(_three, "three"), replace_one([0, 1, 2], 1), "ln(2)", "0")
     assert r.holds and str(r.epsilon) == "ln(2)"
     # not the first pair in enumeration order, (0, 1), whose δ at ln 2 is 0 as well
     assert r.witness["databases"] == [[0], [2]]
@@ -154,7 +165,7 @@ def test_a_claim_that_holds_with_delta_names_the_outputs_at_or_above_the_tight_e
     # E = 11/10; (2, 0): 3/4 − E/2, E = 5/4; (2, 1): 3/4 − 3E/5, E = 25/24. The tight ε at
     # δ = 1/8 is ln(3/2), at (0, 2), where output 0's loss ln 2 ≥ ln(3/2) and output 1's,
     # ln(2/3), is not; at the claimed ε = ln 2 every pair's δ is 0.
-    r = check_dp(mechanism(_three, "three"), [0, 1, 2], 1, "ln(2)", "1/8")
+    r = check_dp(mechanism(_three, "three"), replace_one([0, 1, 2], 1), "ln(2)", "1/8")
     assert r.holds and str(r.epsilon) == "ln(3/2)" and str(r.delta) == "0"
     assert r.witness["databases"] == [[0], [2]]
     assert r.witness["outputs"] == [(0, "ln(2)")]
@@ -163,7 +174,65 @@ def test_a_claim_that_holds_with_delta_names_the_outputs_at_or_above_the_tight_e
 def test_a_claim_that_fails_names_the_first_pair_with_the_largest_delta():
     # at ε = 0: δ(0, 1) = 1/10, δ(0, 2) = 1/4, δ(1, 0) = 1/10, δ(1, 2) = 3/20, δ(2, 0) = 1/4,
     # δ(2, 1) = 3/20: the largest is 1/4, first at (0, 2) (the tie (2, 0) comes later)
-    r = check_dp(mechanism(_three, "three"), [0, 1, 2], 1, "0", "0")
+    r = check_dp(mechanism(_three, "three"), replace_one([0, 1, 2], 1), "0", "0")
     assert not r.holds and str(r.delta) == "1/4"
     assert r.witness["databases"] == [[0], [2]]
     assert r.witness["outputs"] == [(0, "ln(2)")]
+
+
+# ------------------------------------------------- one shape, shared with assert_dp
+
+RR = randomized_response("3/4", [0, 1])
+
+
+def test_check_dp_takes_what_assert_dp_takes():
+    one = replace_one([0, 1], 1)
+    # three runs of randomized response (truth 3/4) on one record: the outputs with j ones
+    # have ratio 3^(2j−3), so δ(ln 2) = (27 − 2)/64 + 3·(9 − 2·3)/64 = 17/32
+    r = check_dp([RR] * 3, one, "ln(2)", "17/32")
+    assert r.holds is True and r.delta == Fraction(17, 32)
+    # sum + discrete Laplace (scale 2) over bits: sensitivity 1, so exactly (1/2 nat)-DP
+    assert check_dp(discrete_laplace("2"), replace_one([0, 1], 2), "1/2").holds is True
+    assert check_dp(discrete_laplace("2"), replace_one([0, 1], 2), "1/4").holds is False
+    # add-remove: M([b]) answers a tuple of one bit and M([]) the empty tuple, disjoint laws,
+    # so δ = 1 at every finite ε and the tight ε is ∞ (replace-one would hold at ln 3)
+    added = check_dp(RR, add_remove_one([0, 1], 1), "ln(3)")
+    assert added.holds is False and added.delta == 1 and added.epsilon == Epsilon.INF
+    kept = assert_dp(RR, one, "ln(3)")
+    same = check_dp(RR, one, "ln(3)")
+    assert (kept.delta, kept.epsilon, kept.holds, kept.witness) == \
+        (same.delta, same.epsilon, same.holds, same.witness)
+
+
+OLD = ("check_dp(mech, values, records, …) is the form of earlier releases; write "
+       "check_dp(mech, replace_one([0, 1], 3), epsilon, delta)")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: check_dp(RR, [0, 1], 3, "ln(3)", "0"), OLD),
+    (lambda: check_dp(RR, [0, 1], records=3, epsilon="ln(3)"), OLD),
+    (lambda: check_dp(RR, [0, 1], records=3, delta="0"), OLD),
+    (lambda: check_dp(RR, replace_one([0, 1], 1), "ln(3)", records=3),
+     "check_dp: records = 3 is not an argument beside a relation; the relation carries the "
+     "records: replace_one(values, records)"),
+    (lambda: check_dp(RR, replace_one([0, 1], 1)),
+     "check_dp: epsilon is required — the claim checked is (ε, δ)-DP, δ = 0 unless given; "
+     "the result's .epsilon is the tight ε at that δ and .delta the tight δ at ε, whatever "
+     "the claim"),
+    (lambda: check_dp(RR, replace_one([0, 1], 1), delta="0"),
+     "check_dp: epsilon is required — the claim checked is (ε, δ)-DP, δ = 0 unless given; "
+     "the result's .epsilon is the tight ε at that δ and .delta the tight δ at ε, whatever "
+     "the claim"),
+    (lambda: check_dp([RR, RR], replace_one([0, 1], 1), "ln(9)", engine="brute"),
+     "engine = 'brute' applies to a single mechanism, not to a composition (a list of "
+     "mechanisms): leave it out"),
+    (lambda: check_dp(RR, "replace-one", "ln(3)"),
+     "check_dp(mech, relation, epsilon, delta): relation = 'replace-one' is not a Relation; "
+     "make one with replace_one(values, records), add_remove_one(values, records) or "
+     "vector_relation(…)"),
+], ids=["old positional", "old records=", "old without epsilon", "records beside a relation",
+        "no epsilon", "delta only", "engine of a composition", "relation by name"])
+def test_check_dp_refuses_what_it_would_not_apply(call, message):
+    with pytest.raises(InvalidArgument) as info:
+        call()
+    assert str(info.value) == message

@@ -3,10 +3,13 @@ ways. Expected values are derived by hand (randomized response) or computed by m
 digits, never taken from plrv's own output."""
 
 import math
+import numbers
+import re
 import subprocess
 import sys
 from fractions import Fraction
 from importlib import import_module
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -43,7 +46,8 @@ DEFINED_IN = {
     "verifier.core.budget": "Budget",
     "verifier.core.errors": "BudgetExceeded InvalidArgument InvalidDistribution InvalidNumber "
                             "NullEvent OutOfRange SpecError Undecided UnknownName UserCodeError "
-                            "VerifierError",
+                            "VerifierError UndecidableComparison NotComparable "
+                            "InexactArithmetic",
     "verifier.core.distribution": "BOTTOM Dist",
     "verifier.model.mechanisms": "Mechanism count geometric_count identity mean_query mechanism "
                                  "randomized_response sum_query threshold_count",
@@ -55,7 +59,7 @@ DEFINED_IN = {
     "verifier.model.knowledge": "Knowledge knowledge known_indices no_knowledge",
     "verifier.notions.dp.neighbours": "Relation add_remove_one check_relation explicit_pairs "
                                       "predicate_relation replace_one vector_relation vectors",
-    "verifier.notions.dp.brute": "check_dp",
+    "verifier.notions.dp.api": "check_dp",
     "verifier.notions.dp.noise_check": "NoiseResult check_noise_dp",
     "verifier.notions.dp.noise_zoo": "check_choice_dp",
     "verifier.notions.loss": "Loss PrivacyLoss privacy_loss",
@@ -99,6 +103,33 @@ def test_all_lists_exactly_the_expected_names_once():
     assert set(verifier.__all__) == set(EXPECTED)
     assert set(MUST_BE_FLAT) <= set(verifier.__all__)
     assert set(verifier.__all__) <= set(dir(verifier))
+
+
+def _documented_names() -> set[str]:
+    """The names the API reference pages render: each ``::: module`` block's ``members``,
+    or the module's ``__all__`` when the block lists none."""
+    names: set[str] = set()
+    pages = Path(__file__).resolve().parents[1] / "docs" / "reference" / "api"
+    for page in pages.glob("*.md"):
+        for block in re.finditer(r"^::: ([\w.]+)\n((?:    .*\n)*)", page.read_text(), re.M):
+            options = block.group(2)
+            members = re.search(r"members:\n((?:\s+- \w+\n)+)", options)
+            if members:
+                names |= set(re.findall(r"- (\w+)", members.group(1)))
+            elif "members: false" not in options:
+                names |= set(import_module(block.group(1)).__all__)
+    return names
+
+
+def test_dir_shows_the_public_api_only_and_each_name_is_documented():
+    """No ``TYPE_CHECKING``, ``annotations`` or ``importlib`` (nor a subpackage imported on
+    the way): every public name of ``dir(verifier)`` is in ``__all__`` and on a reference
+    page."""
+    verifier.check_dp  # noqa: B018 - imports verifier.notions and verifier.core
+    public = {name for name in dir(verifier) if not name.startswith("_")}
+    assert public == set(verifier.__all__)
+    assert not {"TYPE_CHECKING", "annotations", "importlib", "core", "notions"} & public
+    assert set(verifier.__all__) - _documented_names() == set()
 
 
 def test_an_unknown_name_is_an_attribute_error():
@@ -179,7 +210,7 @@ def test_reprs_of_the_exact_types():
 def test_repr_of_a_failing_dp_result_shows_verdict_tight_values_and_witness():
     # one record, truth 3/4: δ(ε) = 3/4 − e^ε/4, so δ(ln 2) = 1/4 > 1/8; ε(δ) = ln(3 − 4δ),
     # so ε(1/8) = ln(5/2) = 0.916290731…; the output with loss ln 3 is the witness
-    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, epsilon="ln(2)",
+    r = check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 1), epsilon="ln(2)",
                  delta="1/8")
     text = repr(r)
     assert text.startswith("NotionResult(dp FAILS at ε = ln(2), δ = 1/8: ")
@@ -190,11 +221,11 @@ def test_repr_of_a_failing_dp_result_shows_verdict_tight_values_and_witness():
 
 
 def test_repr_of_a_holding_result_and_an_irrational_delta():
-    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, epsilon="ln(3)",
+    r = check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 1), epsilon="ln(3)",
                  delta="0")
     assert repr(r).startswith("NotionResult(dp holds at ε = ln(3), δ = 0: tight δ(ε) = 0 ≤ 0, "
                               "tight ε(δ) = ln(3) ≈ 1.09861; worst case: ")
-    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, epsilon="1/2",
+    r = check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 1), epsilon="1/2",
                  delta="1/10")
     assert "tight δ(ε) = 3/4 - 1/4*exp(1/2) ≈ 0.337819 > 1/10" in repr(r)
 
@@ -203,7 +234,7 @@ def test_html_of_a_result_is_the_report_template():
     # randomized response 3/4, one record, ε = ln 2, δ = 1/8: tight δ = 3/4 − 2·(1/4) = 1/4,
     # tight ε at 1/8 = ln((3/4 − 1/8)/(1/4)) = ln(5/2), witness [0] vs [1] with output 0
     # (loss ln 3), by hand
-    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, epsilon="ln(2)",
+    r = check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 1), epsilon="ln(2)",
                  delta="1/8")
     html = r._repr_html_()
     assert html.startswith('<div class="plrv-report"><style>') and html.endswith("</div>")
@@ -235,6 +266,29 @@ def test_report_repr_and_html_list_every_notion():
     assert "<h3>apkdp: witness</h3>" in html and "<h3>ppkdp: witness</h3>" in html
 
 
+def _parity(db):
+    return sum(db) % 2
+
+
+def _rr(db):
+    from verifier.program import flip
+    return tuple(x if flip("3/4") else 1 - x for x in db)
+
+
+def test_mechanisms_and_noise_laws_show_their_name_and_parameters():
+    from verifier import mechanism, noisy_max
+    from verifier.program import program
+
+    shown = [repr(randomized_response("3/4", [0, 1])), repr(mechanism(_parity)),
+             repr(mechanism(_parity, "parity", symmetric=True)), repr(program(_rr)),
+             repr(discrete_laplace("2")), repr(noisy_max("5/2"))]
+    assert shown == ["Mechanism(randomized_response(truth=3/4, values=[0, 1]))",
+                     "Mechanism(_parity())", "Mechanism(parity(), symmetric)", "Mechanism(_rr())",
+                     "ExpNoise(discrete_laplace(scale=2))",
+                     "NoisyChoice(noisy_max(discrete_laplace, scale=5/2))"]
+    assert not any("0x" in text or "<function" in text for text in shown)
+
+
 def test_privacy_loss_repr():
     assert repr(rr_loss()) == "PrivacyLoss(ratio 3: P 3/4, Q 1/4; P[r = +inf] = 0)"
 
@@ -247,7 +301,8 @@ def test_privacy_loss_repr():
 def test_delta_accepts_text_and_exact_epsilon(eps):
     # δ(ε) = 3/4 − e^ε/4 = 1/4 at e^ε = 2
     d = rr_loss().delta(eps)
-    assert type(d) is Delta and d == mpq(1, 4)
+    # a rational δ is a Delta and a numbers.Rational (its class is Delta's rational subclass)
+    assert isinstance(d, Delta) and isinstance(d, numbers.Rational) and d == mpq(1, 4)
 
 
 @pytest.mark.parametrize("eps", ["1/2", Fraction(1, 2), mpq(1, 2), Epsilon.of_nats("1/2")],

@@ -186,16 +186,18 @@ def test_first_passing_is_the_serial_first_whatever_the_rounds():
 def test_dp_pairs_sharded_in_process_equal_serial(tmp_path):
     """The sharded DP summary (shards run here) is the serial result: δ, ε, verdict, count
     and witness, for claims that hold and fail, over several shard counts."""
-    from verifier.notions.dp.brute import check_dp
+    from verifier.notions.dp.api import check_dp
+    from verifier.notions.dp.neighbours import replace_one
     from verifier.specs.check import load_spec
 
     for seed, holds in ((30, True), (31, False), (32, True), (33, False)):
         s = load_spec(_dp_instance(tmp_path, seed, holds))
-        serial = check_dp(s.mechanism, s.values, s.records, s.epsilon, s.delta)
+        serial = check_dp(s.mechanism, replace_one(s.values, s.records), s.epsilon, s.delta)
         assert serial.holds is holds
         for workers in (1, 2, 5):
             with use_executor(InOrderParallel(workers)) as ex:
-                assert check_dp(s.mechanism, s.values, s.records, s.epsilon, s.delta) == serial
+                assert check_dp(s.mechanism, replace_one(s.values, s.records), s.epsilon,
+                                s.delta) == serial
             assert ex.rounds and ex.rounds[0] > 1
 
 
@@ -273,12 +275,14 @@ def test_workers_2_equal_serial(tmp_path):
 def test_library_tables_on_a_cluster_equal_serial(tmp_path):
     """Joint tables (exact ``==`` of every cell) and DP cases through one cluster."""
     from verifier.engines.joint import brute_force_tables, check_targets
-    from verifier.notions.dp.brute import check_dp, dp_cases
+    from verifier.notions.dp.api import check_dp
+    from verifier.notions.dp.brute import dp_cases
+    from verifier.notions.dp.neighbours import replace_one
     from verifier.specs.check import load_spec
 
     specs = [load_spec(_instance(tmp_path, seed)) for seed in range(10, 13)]
-    serial_dp = {(s.path, eps, delta): check_dp(s.mechanism, s.values, s.records, eps, delta,
-                                                engine="brute")
+    serial_dp = {(s.path, eps, delta): check_dp(s.mechanism, replace_one(s.values, s.records),
+                                                eps, delta, engine="brute")
                  for s in specs for eps, delta in (("0", "0"), ("ln(3)", "1/2"))}
     assert all(not isinstance(s.model, tuple) for s in specs)
     serial = [(brute_force_tables(s.model, s.mechanism, s.knowledge,
@@ -296,8 +300,8 @@ def test_library_tables_on_a_cluster_equal_serial(tmp_path):
             assert [(c.label, c.loss) for c in dp_cases(s.mechanism, s.values, s.records,
                                                         engine="brute")] == cases
             for eps, delta in (("0", "0"), ("ln(3)", "1/2")):  # the sharded summary
-                assert check_dp(s.mechanism, s.values, s.records, eps, delta, engine="brute"
-                                ) == serial_dp[s.path, eps, delta]
+                assert check_dp(s.mechanism, replace_one(s.values, s.records), eps, delta,
+                                engine="brute") == serial_dp[s.path, eps, delta]
             total = done[-1][1]  # progress counts completed shards, one call each
             assert total > 1 and done == [(j, total) for j in range(1, total + 1)]
 
@@ -428,7 +432,8 @@ def test_sharded_dp_evaluates_the_mechanism_once_per_database():
     """Phase 1 evaluates each database's law once; phase 2 reads neighbours' laws by rank
     (a shard never re-evaluates a neighbour that lies in another shard)."""
     from verifier.model.mechanisms import mechanism
-    from verifier.notions.dp.brute import check_dp
+    from verifier.notions.dp.api import check_dp
+    from verifier.notions.dp.neighbours import replace_one
 
     calls: list[tuple] = []
 
@@ -438,10 +443,10 @@ def test_sharded_dp_evaluates_the_mechanism_once_per_database():
 
     mech = mechanism(weighted, "weighted")
     # one probe of the output count for the budget, then each of the 3^3 databases once
-    serial = check_dp(mech, [0, 1, 2], 3, "ln(2)", "0", engine="brute")
+    serial = check_dp(mech, replace_one([0, 1, 2], 3), "ln(2)", "0", engine="brute")
     assert len(calls) == 28 and len(set(calls)) == 27 and serial.witness["databases"]
     calls.clear()
     with use_executor(InOrderParallel(2)) as ex:
-        assert check_dp(mech, [0, 1, 2], 3, "ln(2)", "0", engine="brute") == serial
+        assert check_dp(mech, replace_one([0, 1, 2], 3), "ln(2)", "0", engine="brute") == serial
     assert len(calls) == 28 and len(set(calls)) == 27  # the same: once each
     assert ex.rounds == [9, 9]  # the laws, then the pairs, over the same 9 shards

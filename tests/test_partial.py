@@ -24,6 +24,7 @@ from verifier import (
     knowledge,
     known_indices,
     mechanism,
+    replace_one,
     threshold_count,
 )
 from verifier.cli import app
@@ -141,7 +142,7 @@ def test_engine_matches_definitions(inst):
 def test_full_knowledge_apk_equals_classical_dp(n):
     """With B = D_{−i} and a full-support prior, APK is classical DP (seed 003 §4.2)."""
     for mech in (geometric_count([1], "1/3"), threshold_count([1], 1), count([1])):
-        dp = check_dp(mech, [0, 1], n, "ln(2)", "0")
+        dp = check_dp(mech, replace_one([0, 1], n), "ln(2)", "0")
         worst = None
         for i in range(n):
             r = check_partial(mech, iid(["1/3", "2/3"], [0, 1], n),

@@ -8,7 +8,7 @@ import random
 import pytest
 from gmpy2 import mpq
 
-from verifier import Dist, check_dp, geometric_count, randomized_response
+from verifier import Dist, check_dp, geometric_count, randomized_response, replace_one
 from verifier.core.errors import BudgetExceeded, InvalidArgument, InvalidNumber, UserCodeError
 from verifier.program import (
     bernoulli,
@@ -58,8 +58,8 @@ def test_randomized_response_program_by_hand_and_as_the_builtin():
     got = program(rr)((0, 1))
     assert got == Dist({(0, 0): "3/16", (0, 1): "9/16", (1, 0): "1/16", (1, 1): "3/16"})
     assert got == randomized_response("3/4", [0, 1])((0, 1))
-    a = check_dp(program(rr), [0, 1], records=3, epsilon="ln(2)", delta="0")
-    b = check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=3, epsilon="ln(2)",
+    a = check_dp(program(rr), replace_one([0, 1], 3), epsilon="ln(2)", delta="0")
+    b = check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 3), epsilon="ln(2)",
                  delta="0")
     assert (a.delta, a.epsilon) == (b.delta, b.epsilon)
     assert str(a.epsilon) == "ln(3)"
@@ -74,9 +74,9 @@ def test_noisy_count_is_geometric_count():
     for db in ((0, 0, 0), (0, 1, 1), (1, 1, 1)):
         assert program(noisy_count)(db) == geometric_count([1], "1/3")(db)
     # and the symmetric declaration reaches the count engine with the same answer
-    a = check_dp(program(noisy_count, symmetric=True), [0, 1], records=4, epsilon="ln(2)",
+    a = check_dp(program(noisy_count, symmetric=True), replace_one([0, 1], 4), epsilon="ln(2)",
                  delta="0")
-    b = check_dp(geometric_count([1], "1/3"), [0, 1], records=4, epsilon="ln(2)", delta="0")
+    b = check_dp(geometric_count([1], "1/3"), replace_one([0, 1], 4), epsilon="ln(2)", delta="0")
     assert (a.delta, a.epsilon) == (b.delta, b.epsilon)
 
 

@@ -7,9 +7,10 @@ composition, the privacy loss and the result types. Everything is exact: gmpy2 r
 exact rationals (or ``A − C·e^ε``) out. Each name is imported on first use (module
 ``__getattr__``), so that the command line starts without loading the library.
 
->>> from verifier import randomized_response, check_dp
->>> str(check_dp(randomized_response("3/4", [0, 1]), [0, 1], records=1, delta="0").epsilon)
-'ln(3)'
+>>> from verifier import randomized_response, check_dp, replace_one
+>>> r = check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 1), "ln(2)", "1/4")
+>>> r.holds, r.epsilon, r.epsilon < 1.1, r.delta + 1
+(True, Epsilon('ln(2)'), True, mpq(5,4))
 
 Three independent runs of randomized response (truth 3/4) on one record: the outputs with
 ``j`` ones have ratio ``3^(2j−3)``, so δ(ln 2) = (27 − 2)/64 + 3·(9 − 2·3)/64 = 17/32:
@@ -21,16 +22,15 @@ Three independent runs of randomized response (truth 3/4) on one record: the out
 (True, Delta('17/32'), 0.53125)
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING
+import typing as _typing
+from importlib import import_module as _import_module
 
 __all__ = [
     # exact numbers and errors
     "rational", "Epsilon", "parse_epsilon", "Delta", "F64", "f64", "Budget", "BudgetExceeded",
     "InvalidArgument", "InvalidDistribution", "InvalidNumber", "NullEvent", "OutOfRange",
     "SpecError", "Undecided", "UnknownName", "UserCodeError", "VerifierError",
+    "UndecidableComparison", "NotComparable", "InexactArithmetic",
     # distributions and mechanisms
     "BOTTOM", "Dist", "Mechanism", "count", "geometric_count", "identity", "mean_query",
     "mechanism", "randomized_response", "sum_query", "threshold_count",
@@ -66,7 +66,7 @@ _MODULES = {
     "verifier.core.budget": "Budget",
     "verifier.core.errors": "BudgetExceeded InvalidArgument InvalidDistribution InvalidNumber "
                             "NullEvent OutOfRange SpecError Undecided UnknownName UserCodeError "
-                            "VerifierError",
+                            "VerifierError UndecidableComparison NotComparable InexactArithmetic",
     "verifier.core.distribution": "BOTTOM Dist",
     "verifier.model.mechanisms": "Mechanism count geometric_count identity mean_query mechanism "
                                  "randomized_response sum_query threshold_count",
@@ -78,7 +78,7 @@ _MODULES = {
     "verifier.model.knowledge": "Knowledge knowledge known_indices no_knowledge",
     "verifier.notions.dp.neighbours": "Relation add_remove_one check_relation explicit_pairs "
                                       "predicate_relation replace_one vector_relation vectors",
-    "verifier.notions.dp.brute": "check_dp",
+    "verifier.notions.dp.api": "check_dp",
     "verifier.notions.dp.noise_check": "NoiseResult check_noise_dp",
     "verifier.notions.dp.noise_zoo": "check_choice_dp",
     "verifier.notions.loss": "Loss PrivacyLoss privacy_loss",
@@ -99,16 +99,17 @@ def __getattr__(name: str) -> object:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'verifier' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_import_module(module), name)
     globals()[name] = value  # later look-ups skip __getattr__
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    """The public API only: not the helpers above, nor the subpackages once imported."""
+    return sorted(__all__)
 
 
-if TYPE_CHECKING:  # the same names, as the type checker sees them
+if _typing.TYPE_CHECKING:  # the same names, as the type checker sees them
     from verifier.core.binary64 import F64, f64
     from verifier.core.budget import Budget
     from verifier.core.delta import Delta
@@ -116,12 +117,15 @@ if TYPE_CHECKING:  # the same names, as the type checker sees them
     from verifier.core.epsilon import Epsilon, parse_epsilon
     from verifier.core.errors import (
         BudgetExceeded,
+        InexactArithmetic,
         InvalidArgument,
         InvalidDistribution,
         InvalidNumber,
+        NotComparable,
         NullEvent,
         OutOfRange,
         SpecError,
+        UndecidableComparison,
         Undecided,
         UnknownName,
         UserCodeError,
@@ -156,7 +160,7 @@ if TYPE_CHECKING:  # the same names, as the type checker sees them
     from verifier.notions.composition.adaptive import Step, adaptive_step, compose_adaptive
     from verifier.notions.composition.enclosure import CompositionEnclosure, enclose_composition
     from verifier.notions.composition.exact import LossDistribution, compose_mechanisms
-    from verifier.notions.dp.brute import check_dp
+    from verifier.notions.dp.api import check_dp
     from verifier.notions.dp.neighbours import (
         Relation,
         add_remove_one,

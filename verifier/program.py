@@ -8,7 +8,8 @@ them exactly when it checks the same function::
     def rr(db):
         return tuple(x if flip("3/4") else 1 - x for x in db)
 
-    # in a test: from verifier.program import program; check_dp(program(rr), [0, 1], 3, ...)
+    # in a test: from verifier.program import program
+    # check_dp(program(rr), replace_one([0, 1], 3), "ln(3)")
 
 See :mod:`verifier.model.program` (the primitives) and :mod:`verifier.model.program_enum`
 (the enumeration).

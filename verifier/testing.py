@@ -157,29 +157,8 @@ def _describe(mech: Any, relation: Relation) -> str:
 
 def _dp(mech: Any, relation: Relation, epsilon: object, delta: object,
         budget: Budget | None, engine: str) -> Any:
-    from verifier.core.epsilon import parse_epsilon
-    from verifier.core.errors import InvalidArgument
-    from verifier.core.numbers import probability
-    from verifier.model.expnoise import ExpNoise
-    from verifier.model.expnoise_zoo import NoisyChoice
-    from verifier.notions.composition.exact import compose_mechanisms
-    from verifier.notions.dp.neighbours import check_relation
-    from verifier.notions.dp.noise_check import check_noise_dp
-    from verifier.notions.dp.noise_zoo import check_choice_dp
-    if isinstance(mech, NoisyChoice):
-        return check_choice_dp(mech, relation, parse_epsilon(epsilon),
-                               probability(delta, "delta"), budget)
-    if isinstance(mech, ExpNoise):
-        if relation.name != "replace-one":
-            raise InvalidArgument(f"a noise law is checked as sum + noise under replace-one, "
-                                  f"not {relation.name!r}", argument="relation",
-                                  value=relation.name)
-        return check_noise_dp(mech, list(relation.values), relation.records,
-                              parse_epsilon(epsilon), probability(delta, "delta"))
-    if isinstance(mech, (list, tuple)):
-        return compose_mechanisms([_mechanism(m) for m in mech], relation, epsilon, delta,
-                                  budget)
-    return check_relation(_mechanism(mech), relation, epsilon, delta, budget, engine)
+    from verifier.notions.dp.api import check_dp
+    return check_dp(mech, relation, epsilon, delta, budget, engine)
 
 
 def _verdict(result: Any, expected: bool, what: str, mech: Any, claim: str) -> Any:
@@ -211,7 +190,8 @@ def _dp_assertion(mech: Any, relation: Relation, epsilon: object, delta: object,
 def assert_dp(mech: Any, relation: Relation, epsilon: object, delta: object = "0", *,
               budget: Budget | None = None, engine: str = "auto") -> Any:
     """Assert (ε, δ)-DP of ``mech`` under ``relation`` (seed 003, Lemma 1: tight
-    ``δ(ε) = max_{x~y} Σ_O max(0, P_x(O) − e^ε·P_y(O))``, exact).
+    ``δ(ε) = max_{x~y} Σ_O max(0, P_x(O) − e^ε·P_y(O))``, exact). The arguments are those
+    of :func:`verifier.check_dp`, which decides the claim.
 
     ``mech`` is a :class:`~verifier.model.mechanisms.Mechanism` (or a function of the
     database, wrapped by :func:`~verifier.model.mechanisms.mechanism`), a list of them (their

@@ -7,6 +7,7 @@ the exact sign of ``a + c·e^ε``, and decimals that are certified truncations.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -19,7 +20,8 @@ from verifier.core.numbers import format_rational
 from verifier.core.numbers import sign as _sign
 
 __all__ = ["Certified", "exp_bounds", "log_bounds", "sqrt_bounds", "compare_exp",
-           "sign_affine_exp", "decimal_string", "certified_decimal", "MAX_PRECISION"]
+           "sign_affine_exp", "decimal_string", "certified_decimal", "MAX_PRECISION",
+           "nearest_float", "to_float"]
 
 MAX_PRECISION = 1 << 20  # bits; far beyond any separation met in practice
 _MAX_PRECISION = MAX_PRECISION
@@ -184,6 +186,39 @@ def _agreeing_decimal(lo: mpq, hi: mpq, digits: int) -> str | None:
         return None
     a, b = decimal_string(lo, digits), decimal_string(hi, digits)
     return a if a == b else None
+
+
+# ------------------------------------------------------------------ floats (display)
+
+
+_FLOAT_PRECISION = 1 << 12  # bits; past this a float on a rounding boundary takes the middle
+
+
+def to_float(q: mpq) -> float:
+    """``q`` rounded to the nearest float (Python's int division rounds correctly)."""
+    try:
+        return int(q.numerator) / int(q.denominator)
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
+
+
+def nearest_float(enclose: Callable[[int], tuple[mpq, mpq]]) -> float:
+    """A float approximation of a real known by rational enclosures ``enclose(prec)``: the
+    precision doubles until both ends round to the same float. For display and plotting
+    only; no verdict reads it.
+
+    >>> nearest_float(lambda prec: log_bounds(mpq(2), prec))
+    0.6931471805599453
+    """
+    prec = 64
+    while True:
+        lo, hi = enclose(prec)
+        a, b = to_float(lo), to_float(hi)
+        if a == b:
+            return a
+        if prec >= _FLOAT_PRECISION:
+            return to_float((lo + hi) / 2)
+        prec *= 2
 
 
 # ------------------------------------------------------ reals known by enclosures

@@ -13,64 +13,59 @@
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, InitVar, dataclass
 from html import escape
 from typing import ClassVar
 
 from gmpy2 import mpq
 
-from verifier.core.certified import certified_decimal, compare_exp, decimal_string, log_bounds
+from verifier.core import reals
+from verifier.core.certified import (
+    certified_decimal,
+    compare_exp,
+    decimal_string,
+    log_bounds,
+    nearest_float,
+    to_float,
+)
 from verifier.core.errors import InvalidNumber
 from verifier.core.numbers import format_rational, is_number_text, rational
 from verifier.core.numbers import sign as _sign
 
 __all__ = ["Epsilon", "parse_epsilon", "nearest_float"]
 
-_FLOAT_PRECISION = 1 << 12  # bits; past this a float on a rounding boundary takes the middle
-
-
-def _to_float(q: mpq) -> float:
-    """``q`` rounded to the nearest float (Python's int division rounds correctly)."""
-    try:
-        return int(q.numerator) / int(q.denominator)
-    except OverflowError:
-        return math.inf if q > 0 else -math.inf
-
-
-def nearest_float(enclose: Callable[[int], tuple[mpq, mpq]]) -> float:
-    """A float approximation of a real known by rational enclosures ``enclose(prec)``: the
-    precision doubles until both ends round to the same float. For display and plotting
-    only; no verdict reads it.
-
-    >>> nearest_float(lambda prec: log_bounds(mpq(2), prec))
-    0.6931471805599453
-    """
-    prec = 64
-    while True:
-        lo, hi = enclose(prec)
-        a, b = _to_float(lo), _to_float(hi)
-        if a == b:
-            return a
-        if prec >= _FLOAT_PRECISION:
-            return _to_float((lo + hi) / 2)
-        prec *= 2
-
-
 # --------------------------------------------------------------------------- ε
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Epsilon:
     """A privacy parameter ε ≥ 0, exact.
 
     Exactly one description holds: ``base`` is the rational ``E = e^ε`` (ε = ln(base)),
     or ``nats`` is ε itself as a rational ≠ 0 with ``E`` irrational, or ``infinite``.
-    ε = 0 is stored as ``base = 1``. Build with :func:`parse_epsilon`, :meth:`log`,
-    :meth:`of_nats` or :data:`Epsilon.INF`.
+    ε = 0 is stored as ``base = 1``. Build with ``Epsilon("ln(3)")`` (any text, int or
+    rational :func:`parse_epsilon` reads), :meth:`log`, :meth:`of_nats` or
+    :data:`Epsilon.INF`.
+
+    An ε is a number: it compares exactly with ``int``, ``Fraction``, ``mpq``, a float (by
+    the exact value of the double), a δ and another ε — ``ln(q)`` against a rational is
+    decided by certified enclosures, which always separate them — and ``==`` with a string
+    raises :class:`~verifier.core.errors.NotComparable` rather than answer ``False``.
+    A rational ε (nats, or 0) is a :class:`numbers.Rational` (``Fraction(eps)``); ``ln(q)``
+    and ∞ are not. Arithmetic is exact (:mod:`verifier.core.reals`): a rational result is an
+    ``mpq``,
+    ``ln(a) ± ln(b)`` and ``x·ln(b)`` are an ε ``ln(…)`` when the argument is rational and
+    at least 1, anything else raises :class:`~verifier.core.errors.InexactArithmetic`.
+
+    >>> Epsilon("ln(3)") < 1.1, Epsilon("ln(2)") + Epsilon("ln(3)"), Epsilon("1/2") + 1
+    (True, Epsilon('ln(6)'), mpq(3,2))
     """
 
+    value: InitVar[object] = None
+    _: KW_ONLY
     base: mpq | None = None
     nats: mpq | None = None
     infinite: bool = False
@@ -78,7 +73,22 @@ class Epsilon:
     INF: ClassVar[Epsilon]
     ZERO: ClassVar[Epsilon]
 
-    def __post_init__(self) -> None:
+    def __new__(cls, value: object = None, *, base: object = None, nats: object = None,
+                infinite: bool = False) -> Epsilon:
+        # a rational ε (a number of nats, or 0) is a numbers.Rational: its own class
+        if cls is Epsilon and _rational_spec(value, base, nats, infinite):
+            cls = _RationalEpsilon
+        return object.__new__(cls)
+
+    def __post_init__(self, value: object) -> None:
+        if value is not None:
+            if self.base is not None or self.nats is not None or self.infinite:
+                raise InvalidNumber("an Epsilon is given either a value or one of base, nats "
+                                    "and infinite, not both", argument="epsilon", value=value)
+            parsed = parse_epsilon(value)
+            for name in ("base", "nats", "infinite"):
+                object.__setattr__(self, name, getattr(parsed, name))
+            return
         given = (self.base is not None) + (self.nats is not None) + bool(self.infinite)
         if given != 1:
             raise InvalidNumber("an Epsilon needs exactly one of base, nats or infinite")
@@ -145,7 +155,7 @@ class Epsilon:
         if self.infinite:
             return math.inf
         if self.nats is not None:
-            return _to_float(self.nats)
+            return to_float(self.nats)
         base = self.base
         assert base is not None
         return 0.0 if base == 1 else nearest_float(lambda prec: log_bounds(base, prec))
@@ -186,6 +196,154 @@ class Epsilon:
         return _sign(self.nats - other.nats)
 
 
+    # -- a number among numbers (verifier.core.reals) ------------------------------
+    def _exact_form(self) -> reals.Form:
+        if self.infinite:
+            return ("inf", 1)
+        if self.nats is not None:
+            return ("q", self.nats)
+        assert self.base is not None
+        return ("q", mpq(0)) if self.base == 1 else ("ln", self.base)
+
+    def _order(self, other: object) -> int | None:
+        form = reals.operand(other, against=self)
+        return None if form is None else reals.compare(self._exact_form(), form)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Epsilon):  # canonical: equal values are written alike
+            return (self.base, self.nats, self.infinite) == \
+                (other.base, other.nats, other.infinite)
+        order = self._order(other)
+        return NotImplemented if order is None else order == 0
+
+    def __hash__(self) -> int:
+        # equal to a number exactly when it is rational (or ∞): then it hashes like it
+        if self.infinite:
+            return hash(math.inf)
+        if self.nats is not None:
+            return hash(self.nats)
+        return hash(0) if self.base == 1 else hash(("ln", self.base))
+
+    def __lt__(self, other: object) -> bool:
+        order = self._order(other)
+        return NotImplemented if order is None else order < 0
+
+    def __le__(self, other: object) -> bool:
+        order = self._order(other)
+        return NotImplemented if order is None else order <= 0
+
+    def __gt__(self, other: object) -> bool:
+        order = self._order(other)
+        return NotImplemented if order is None else order > 0
+
+    def __ge__(self, other: object) -> bool:
+        order = self._order(other)
+        return NotImplemented if order is None else order >= 0
+
+    def _arithmetic(self, op: Callable[[reals.Form, reals.Form], reals.Form], other: object,
+                    reflected: bool = False) -> object:
+        if hasattr(other, "_exact_form") and not isinstance(other, Epsilon):
+            return NotImplemented  # a δ: Delta's reflected operation answers, with its forms
+        form = reals.operand(other, arithmetic=True, against=self)
+        if form is None:
+            return NotImplemented
+        mine = self._exact_form()
+        return _value(op(form, mine) if reflected else op(mine, form))
+
+    def __add__(self, other: object) -> object:
+        return self._arithmetic(reals.add, other)
+
+    def __radd__(self, other: object) -> object:
+        return self._arithmetic(reals.add, other, True)
+
+    def __sub__(self, other: object) -> object:
+        return self._arithmetic(reals.subtract, other)
+
+    def __rsub__(self, other: object) -> object:
+        return self._arithmetic(reals.subtract, other, True)
+
+    def __mul__(self, other: object) -> object:
+        return self._arithmetic(reals.multiply, other)
+
+    def __rmul__(self, other: object) -> object:
+        return self._arithmetic(reals.multiply, other, True)
+
+    def __truediv__(self, other: object) -> object:
+        return self._arithmetic(reals.divide, other)
+
+    def __rtruediv__(self, other: object) -> object:
+        return self._arithmetic(reals.divide, other, True)
+
+    def __neg__(self) -> object:
+        return _value(reals.negate(self._exact_form()))
+
+    def __pos__(self) -> Epsilon:
+        return self
+
+    def __abs__(self) -> Epsilon:
+        return self
+
+
+class _RationalEpsilon(Epsilon):
+    """An ε that is a rational number (``nats``, or 0): a :class:`numbers.Rational`, so
+    ``Fraction(eps)`` and ``mpq(eps)`` are exact."""
+
+    __slots__ = ()
+
+    @property
+    def _rational(self) -> mpq:
+        return self.nats if self.nats is not None else mpq(0)
+
+    @property
+    def numerator(self) -> int:
+        return int(self._rational.numerator)
+
+    @property
+    def denominator(self) -> int:
+        return int(self._rational.denominator)
+
+    def __mpq__(self) -> mpq:
+        return self._rational
+
+    def as_integer_ratio(self) -> tuple[int, int]:
+        return self.numerator, self.denominator
+
+    def __trunc__(self) -> int:
+        return self.numerator // self.denominator  # ε ≥ 0: truncation is the floor
+
+    __floor__ = __int__ = __trunc__
+
+    def __ceil__(self) -> int:
+        return -(-self.numerator // self.denominator)
+
+
+numbers.Rational.register(_RationalEpsilon)
+
+
+def _rational_spec(value: object, base: object, nats: object, infinite: bool) -> bool:
+    """Whether the ε these constructor arguments describe is rational (a bad argument is
+    left to ``__post_init__`` to refuse, by name)."""
+    try:
+        if value is not None:
+            parsed = parse_epsilon(value)
+            return not parsed.infinite and (parsed.nats is not None or parsed.base == 1)
+        if nats is not None:
+            return base is None and not infinite
+        return base is not None and not infinite and rational(base, "epsilon base") == 1
+    except InvalidNumber:
+        return False
+
+
+def _value(form: reals.Form) -> object:
+    """A result of ε arithmetic: an ``mpq`` when rational, else an ε (``ln(q)`` or ∞)."""
+    kind, v = form
+    if kind == "q":
+        return v
+    if kind == "ln":
+        return Epsilon(base=v)
+    assert kind == "inf" and v == 1, form  # no δ among the operands: no e^x term
+    return Epsilon.INF
+
 Epsilon.INF = Epsilon(infinite=True)
 Epsilon.ZERO = Epsilon(base=mpq(1))
 
@@ -194,6 +352,11 @@ _LN_RE = re.compile(r"^ln\((.*)\)$")
 
 def parse_epsilon(value: object, name: str = "epsilon") -> Epsilon:
     """Read ε from ``"ln(3/2)"``, ``"1/2"`` (nats), ``"0"``, ``"inf"``, an int or a rational.
+
+    The grammar: ``ln(q)`` with ``q`` an exact number ≥ 1 (an integer, ``"3/2"``, a decimal
+    ``"1.5"`` or ``"15e-1"``, read exactly); an exact number ≥ 0, which is ε in nats;
+    ``inf``, ``+inf``, ``infinity`` or ``∞``. Anything else is refused, ``log(…)`` too (it
+    reads as base 10 or 2 as often as base e).
 
     >>> parse_epsilon("ln(2)").rate
     mpq(2,1)

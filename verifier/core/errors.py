@@ -14,6 +14,9 @@ __all__ = [
     "InvalidDistribution",
     "NullEvent",
     "Undecided",
+    "UndecidableComparison",
+    "NotComparable",
+    "InexactArithmetic",
     "UnknownName",
     "InvalidArgument",
     "OutOfRange",
@@ -83,6 +86,28 @@ class BudgetExceeded(VerifierError, ValueError):
 class Undecided(VerifierError, ArithmeticError):
     """A certified comparison that enclosures did not decide within the precision limit. The
     commands answer *unknown* (exit 3) where it stops a verdict: it is never a verdict."""
+
+
+class UndecidableComparison(Undecided):
+    """A comparison of two exact values (an ``Epsilon``, a ``Delta``, a number) that no exact
+    rule decides and certified enclosures did not separate within the precision bound: the
+    values may be equal without being written alike (``ln(q)`` against ``A − C·e^x``), or agree
+    to more bits than the bound. ``left`` and ``right`` are the two values; never a guess."""
+
+    def __init__(self, message: str, *, left: object = None, right: object = None) -> None:
+        super().__init__(message)
+        self.left = left
+        self.right = right
+
+
+class NotComparable(VerifierError, TypeError):
+    """An exact value compared with something that is not a number (a string such as
+    ``"ln(3)"``): refused rather than answered ``False``."""
+
+
+class InexactArithmetic(VerifierError, ArithmeticError):
+    """Arithmetic whose exact result has no exact form here (``ln(2) + 1``, the sum of two δ
+    at different ε, a division by zero): raised rather than rounded."""
 
 
 class SpecError(VerifierError, ValueError):

@@ -16,6 +16,7 @@ import math
 import re
 from fractions import Fraction
 from numbers import Integral
+from numbers import Rational as RationalABC
 
 from gmpy2 import mpq, mpz
 
@@ -102,7 +103,8 @@ def _short(value: str) -> str:
 def rational(value: object, name: str = "value") -> mpq:
     """Read ``value`` as an exact rational.
 
-    Accepts ``int``, ``Fraction``, ``mpq``/``mpz`` and strings such as ``"3/4"``, ``"0.25"``
+    Accepts ``int``, ``Fraction``, ``mpq``/``mpz``, any :class:`numbers.Rational` (a
+    rational ``Delta``) and strings such as ``"3/4"``, ``"0.25"``
     or ``"1e-6"`` (read exactly: ``"0.1"`` is ``1/10``), and a double named as one — an
     :class:`~verifier.core.binary64.F64` or the spec form ``{"f64": "0x1.8p-1"}`` — as the
     rational it is. Refuses ``float`` (finite or not) and ``bool``, strings longer than
@@ -134,6 +136,8 @@ def rational(value: object, name: str = "value") -> mpq:
         return mpq(mpz(value.numerator), mpz(value.denominator))
     if isinstance(value, str):
         return _read_text(value, name)
+    if isinstance(value, RationalABC):  # a rational δ, or another exact rational type
+        return mpq(mpz(int(value.numerator)), mpz(int(value.denominator)))
     if isinstance(value, dict):
         raise InvalidNumber(f"{name} = {_short(repr(value))[1:-1]} is a table; the only table "
                             f'that is a number is {{f64 = "…"}}, a double read exactly',

@@ -33,7 +33,7 @@ __all__ = ["ExpNoise", "discrete_laplace", "discrete_gaussian", "NOISE_KINDS"]
 NOISE_KINDS = ("discrete_laplace", "discrete_gaussian")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ExpNoise:
     """``kind`` (one of :data:`NOISE_KINDS`), its rate (``t = 1/scale`` for the discrete
     Laplace, ``u = 1/(2σ²)`` for the discrete Gaussian), the parameter as given (``scale``
@@ -48,6 +48,9 @@ class ExpNoise:
     @property
     def laplace(self) -> bool:
         return self.kind == "discrete_laplace"
+
+    def __repr__(self) -> str:
+        return f"ExpNoise({self.describe()})"
 
     def describe(self) -> str:
         name = "scale" if self.laplace else "sigma"

@@ -170,7 +170,7 @@ def _rate_gcd(a: mpq, b: mpq) -> mpq:
     return mpq(mpz(num), mpz(int(a.denominator) * int(b.denominator)))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class NoisyChoice:
     """Report noisy max (``kind = "noisy_max"``) or above threshold (``"above_threshold"``)
     with discrete Laplace noise: ``scale`` on every query, ``threshold_scale`` on the threshold
@@ -220,6 +220,9 @@ class NoisyChoice:
         centres = [*q, self.threshold] if self.kind == "above_threshold" else list(q)
         values = 1 if self.value is None else self.value[1] - self.value[0] + 3
         return (len(q) + 1) ** 2 * (max(centres) - min(centres) + 3) * values
+
+    def __repr__(self) -> str:
+        return f"NoisyChoice({self.describe()})"
 
     def describe(self) -> str:
         def shown(s: mpq | None) -> str:

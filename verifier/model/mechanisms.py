@@ -115,6 +115,14 @@ class Mechanism:
         args = ", ".join(f"{k}={_show(v)}" for k, v in self.params.items())
         return f"{self.name}({args})"
 
+    def __repr__(self) -> str:
+        """The name and parameters, not the kernel's function object:
+
+        >>> randomized_response("3/4", [0, 1])
+        Mechanism(randomized_response(truth=3/4, values=[0, 1]))
+        """
+        return f"Mechanism({self.describe()}{', symmetric' if self.symmetric else ''})"
+
 
 def _show(v: object) -> str:
     if isinstance(v, type(mpq(0))):

@@ -74,8 +74,9 @@ class NotionResult:
         irrational) and the witness in brief.
 
         >>> from verifier.model.mechanisms import randomized_response
-        >>> from verifier.notions.dp.brute import check_dp
-        >>> check_dp(randomized_response("3/4", [0, 1]), [0, 1], 1, "ln(2)", "1/8")
+        >>> from verifier.notions.dp.api import check_dp
+        >>> from verifier.notions.dp.neighbours import replace_one
+        >>> check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 1), "ln(2)", "1/8")
         ... # doctest: +NORMALIZE_WHITESPACE
         NotionResult(dp FAILS at ε = ln(2), δ = 1/8: tight δ(ε) = 1/4 > 1/8,
             tight ε(δ) = ln(5/2) ≈ 0.91629; witness: databases [0] vs [1], index 0,

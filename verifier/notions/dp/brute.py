@@ -17,21 +17,19 @@ from gmpy2 import comb, mpq
 
 from verifier.core.budget import Budget, check_database_count, format_size
 from verifier.core.distribution import Dist
-from verifier.core.epsilon import Epsilon, parse_epsilon
+from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
-from verifier.core.numbers import probability
 from verifier.engines.counts import compositions
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism, all_databases
-from verifier.model.program_mechanism import as_mechanism
 from verifier.notions.dp.pairs import LossMemo, brute_cases, witness_outputs
 from verifier.notions.loss import privacy_loss
-from verifier.notions.result import Case, NotionResult, Summary
+from verifier.notions.result import Case, Summary
 from verifier.parallel import current_executor
 from verifier.parallel.databases import SHARDS_PER_WORKER
 
 __all__ = ["dp_cases", "symmetric_dp_cases", "brute_cases", "dp_summary", "by_counts",
-           "check_dp", "LossMemo"]
+           "LossMemo"]
 
 Progress = Callable[[int, int], None]
 
@@ -147,19 +145,3 @@ def dp_summary(mech: Mechanism, values: Sequence[Hashable], n: int, eps: Epsilon
 def by_counts(mech: Mechanism, engine: str) -> bool:
     """Whether :func:`dp_cases` enumerates count vectors (a symmetric mechanism)."""
     return engine == "counts" or (engine == "auto" and mech.symmetric)
-
-
-def check_dp(mech: Mechanism, values: Sequence[Hashable], records: int, epsilon: object = "0",
-             delta: object = "0", budget: Budget | None = None,
-             engine: str = "auto") -> NotionResult:
-    """Decide (ε, δ)-DP of ``mech`` on databases of ``records`` records over ``values``, exactly.
-
-    >>> from verifier.model.mechanisms import randomized_response
-    >>> r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], 2, "ln(2)", "1/4")
-    >>> str(r.delta), str(r.epsilon), r.holds
-    ('1/4', 'ln(2)', True)
-    """
-    mech = as_mechanism(mech)
-    eps = parse_epsilon(epsilon)
-    d = probability(delta, "delta")
-    return dp_summary(mech, values, records, eps, d, budget, engine).result("dp")
