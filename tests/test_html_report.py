@@ -164,10 +164,10 @@ def test_loss_atoms_from_the_curve():
     # randomized response 3/4 on one record, [0] against [1]: ratio 3 (P 3/4, Q 1/4), nothing
     # infinite, P[L ≤ 0] = 1/4
     from verifier.model.mechanisms import randomized_response
-    from verifier.notions.dp.brute import check_dp
+    from verifier import check_dp, replace_one
     from verifier.reports.html_figures import loss_atoms
 
-    r = check_dp(randomized_response("3/4", [0, 1]), [0, 1], 1, "ln(2)", "1/8")
+    r = check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 1), "ln(2)", "1/8")
     law = loss_atoms(r.loss, r.query_epsilon)
     assert law.atoms == ((mpq(3), mpq(3, 4), mpq(1, 4)),)
     assert law.infinite == 0 and law.rest == mpq(1, 4)
