@@ -163,8 +163,8 @@ def test_the_output_must_be_html(tmp_path):
 def test_loss_atoms_from_the_curve():
     # randomized response 3/4 on one record, [0] against [1]: ratio 3 (P 3/4, Q 1/4), nothing
     # infinite, P[L ≤ 0] = 1/4
-    from verifier.model.mechanisms import randomized_response
     from verifier import check_dp, replace_one
+    from verifier.model.mechanisms import randomized_response
     from verifier.reports.html_figures import loss_atoms
 
     r = check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 1), "ln(2)", "1/8")
