@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from gmpy2 import mpq
 
-from verifier.audit.case import AuditRow, Enclosure
+from verifier.audit.case import AuditRow, CurvePoint, Enclosure
 from verifier.audit.runner import AuditResult
 from verifier.audit.scan import MAX_LINEAR, ScanPoint, ScanResult
 from verifier.core.binary64 import F64
@@ -24,7 +24,8 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
 from verifier.reports.json_out import jsonable
 
-__all__ = ["audit_json", "print_audit", "print_scans", "scan_json", "value_json", "SCHEMA"]
+__all__ = ["audit_json", "curve_point_json", "print_audit", "print_scans", "scan_json",
+           "value_json", "SCHEMA"]
 
 SCHEMA = "plrv/audit-output.v1"
 _PREC = 128
@@ -98,7 +99,15 @@ def row_json(row: AuditRow) -> dict:
         "exactness": row.exactness,
         "witness": {str(k): _arg(v) for k, v in row.witness.items()},
         "notes": list(row.notes),
+        **({"curve": [curve_point_json(x) for x in row.curve]} if row.curve else {}),
     }
+
+
+def curve_point_json(x: CurvePoint) -> dict:
+    """One point of an accountant's ``--conformance`` curve check: the library's value (the
+    double, exactly), the exact value (or its enclosure), the tolerance, pass or fail."""
+    return {"point": x.point, "library": value_json(x.library), "exact": value_json(x.exact),
+            "tolerance": x.tolerance, "passed": x.passed, "detail": x.detail}
 
 
 def _overall(result: AuditResult) -> str:
@@ -218,4 +227,10 @@ def print_audit(result: AuditResult) -> None:
             c.print(f"  witness: {r['witness']}")
         for note in r["notes"]:
             c.print(f"  note: {note}")
+        for x in r.get("curve", []):
+            if x["passed"] is not True:
+                lib = "-" if x["library"] is None else x["library"]["approx"]
+                exact = "-" if x["exact"] is None else x["exact"]["approx"]
+                c.print(f"  curve {x['point']}: library {lib}, exact {exact} "
+                        f"({x['tolerance']}): {'undecided' if x['passed'] is None else 'outside'}")
     c.print(f"verdict: {_overall(result)}")

@@ -43,6 +43,7 @@ from verifier.audit.adapters.accountants import (
     read_run,
     version_of,
 )
+from verifier.audit.adapters.accountants_curve import dpa_rr_curve
 from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.judge import curve
 from verifier.audit.registry import Adapter
@@ -118,4 +119,5 @@ def _discrete_laplace(case: AuditCase) -> AuditRow:
 
 DP_ACCOUNTING = Adapter("dp_accounting", "accounting",
                         {"RandomizedResponseDpEvent": dpa_rr,
-                         "DiscreteLaplaceDpEvent": _discrete_laplace})
+                         "DiscreteLaplaceDpEvent": _discrete_laplace},
+                        curves={"RandomizedResponseDpEvent": dpa_rr_curve})
