@@ -25,6 +25,7 @@ from verifier.core.numbers import format_rational
 from verifier.reports.json_out import jsonable
 
 __all__ = ["audit_json", "curve_point_json", "print_audit", "print_scans", "scan_json",
+           "scan_lines",
            "value_json", "SCHEMA"]
 
 SCHEMA = "plrv/audit-output.v1"
@@ -159,21 +160,27 @@ def print_scans(result: AuditResult) -> None:
                           _short(q["claim_delta"]), _short(q["tight_delta"]),
                           p.verdict if p.error is None else f"error: {p.error}")
         c.print(table)
-        if s.undecided:
-            c.print(f"case[{s.case}]: no unsound value of {s.key} among the {len(s.points)} "
-                    "values decided; bisection does not decide the values between them, so "
-                    "the scan is undecided (scan at most "
-                    f"{MAX_LINEAR} integers, a grid LO..HI/N or a list to decide each value)")
-        elif s.first_unsound is None:
-            c.print(f"case[{s.case}]: no unsound value of {s.key} found")
-        else:
-            below = f" (last sound before it: {s.last_sound})" if s.last_sound else ""
-            c.print(f"case[{s.case}]: first unsound {s.key} = {s.first_unsound}{below}"
-                    + (" — a proved change of verdict; the smallest if soundness is "
-                       "monotone in the key" if s.method == "bisection" else ""))
-        for change in s.changes:
-            c.print(f"  change: {change}")
+        for line in scan_lines(s):
+            c.print(line)
     c.print(f"verdict: {_overall(result)}")
+
+
+def scan_lines(s: ScanResult) -> list[str]:
+    """What a scan found, as ``plrv audit --scan`` prints it under its table: the first
+    unsound value (and the last sound one before it), then each change between values."""
+    if s.undecided:
+        head = (f"case[{s.case}]: no unsound value of {s.key} among the {len(s.points)} "
+                "values decided; bisection does not decide the values between them, so "
+                "the scan is undecided (scan at most "
+                f"{MAX_LINEAR} integers, a grid LO..HI/N or a list to decide each value)")
+    elif s.first_unsound is None:
+        head = f"case[{s.case}]: no unsound value of {s.key} found"
+    else:
+        below = f" (last sound before it: {s.last_sound})" if s.last_sound else ""
+        head = (f"case[{s.case}]: first unsound {s.key} = {s.first_unsound}{below}"
+                + (" — a proved change of verdict; the smallest if soundness is "
+                   "monotone in the key" if s.method == "bisection" else ""))
+    return [head, *(f"  change: {change}" for change in s.changes)]
 
 
 def _short(v: Mapping | None) -> str:
