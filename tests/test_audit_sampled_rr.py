@@ -96,3 +96,25 @@ def test_the_discretisation_interval_is_applied(tmp_path) -> None:
     (row,) = json.loads(r.output)["cases"]
     assert mpq(row["claim"]["epsilon"]["value"]) == mpq(19, 64)
     assert row["verdict"] == "sound"
+
+
+def test_the_report_script_gives_the_claim_with_the_library_alone() -> None:
+    """The script --report writes for this constructor (the library only) prints that the
+    accountant refuses the event and the same claim the audit read (two runs, δ = 0)."""
+    import subprocess
+    import sys
+
+    from verifier.reports.audit_repro import accountant_script
+    from verifier.specs.audit import load_audit_config
+
+    case = load_audit_config(EXAMPLE).cases[1]
+    script = accountant_script(case)
+    assert script is not None and "verifier" not in script
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, check=True)
+    lines = done.stdout.splitlines()
+    assert lines[0] == "the PLD accountant supports the event: False"
+    printed = float(lines[1].rsplit("=", 1)[1])
+    out = CliRunner().invoke(app, ["audit", str(EXAMPLE), "--json"])
+    claim = json.loads(out.output)["cases"][1]["claim"]["epsilon"]["f64"]
+    assert printed == float.fromhex(claim)
