@@ -143,3 +143,42 @@ def test_a_renyi_value_off_by_more_than_the_tolerance_fails() -> None:
     assert ok.passed is True and isinstance(ok.exact, Enclosure)
     (off,) = rdp_points(P3, Q3, [(F64(2.0), F64(math.log(23 / 8) * (1 - 2.0 ** -30)))])
     assert off.passed is False and "below" in off.detail
+
+
+PRV = ('[[case]]\nlibrary = "prv_accountant"\nconstructor = "PureDPMechanism"\n'
+       'args = { eps = "ln(3)" }\noptions = { eps_error = { f64 = "0.01" }, '
+       'delta_error = { f64 = "1e-6" } }\ncompose = 27\ndelta = "1/1000"\n')
+
+
+def test_prv_accountant_discretised_prv_by_hand(tmp_path) -> None:
+    """PureDPMechanism(d), d the double nearest ln 3: losses ±d with masses e^d/(1+e^d) ≈ 3/4
+    and 1/(1+e^d) ≈ 1/4 (mpmath). The library's grid for k = 27 has cells of width
+    0.01/√(13.5·ln(1.2·10⁷)) (its Theorem 5.5 mesh, recomputed here with mpmath); each of its
+    two nodes lies within a cell of ±d and holds that mass."""
+    pytest.importorskip("prv_accountant")
+    mpmath = pytest.importorskip("mpmath")
+    code, out = _audit(tmp_path, PRV)
+    assert code == 1  # k = 27 is the first unsound k (docs/how-to/audit-findings.md)
+    (row,) = out["cases"]
+    points = row["curve"]
+    assert len(points) == 2 and all(p["passed"] is True for p in points)
+    with mpmath.workprec(200):
+        d = mpmath.mpf(float.fromhex("0x1.193ea7aad030bp+0"))
+        width = mpmath.mpf(0.01) / mpmath.sqrt(mpmath.mpf(27) / 2 * mpmath.log(12 / 1e-6))
+        for p, sign, mass in zip(points, (-1, 1), (1 / (1 + mpmath.e ** d),
+                                                   mpmath.e ** d / (1 + mpmath.e ** d)),
+                                 strict=True):
+            node = mpmath.mpf(p["point"].removeprefix("node "))
+            assert abs(node - sign * d) <= width
+            lib = _frac(p["library"]["value"])
+            assert abs(mpmath.mpf(int(lib.numerator)) / int(lib.denominator) - mass) \
+                < mass * 2 ** -40
+
+
+def test_a_node_two_cells_off_fails() -> None:
+    from verifier.audit.curve_check import prv_points
+
+    one = (mpq(1), mpq(3, 4), mpq(3, 4))
+    assert prv_points([one], {mpq(1) + mpq(1, 100): mpq(3, 4)}, mpq(1, 100))[0].passed is True
+    off = prv_points([one], {mpq(1) + mpq(2, 100): mpq(3, 4)}, mpq(1, 100))
+    assert [p.passed for p in off] == [False, False]  # the node holds nothing; 1 is uncovered

@@ -12,6 +12,11 @@ the tolerance the library states or its arithmetic implies.
   ``i·v − v < ℓ ≤ i·v`` (decided by certified logarithms; ``ℓ`` is the log of a rational) and
   ``|w − m| ≤ 2⁻⁴⁰·m`` for the exact mass ``m`` of those losses; an exact loss no library
   atom covers, and mass at ``+∞`` (outputs ``Q`` cannot give), are points of their own.
+* **PRV** (prv_accountant's ``PRVAccountant``): the one-run privacy random variable the
+  accountant composes, discretised on its grid (``CellCentred``: each cell's mass on its
+  centre, the grid then shifted so that the mean is kept, a shift the library asserts is
+  below half a cell): each node holding mass must lie within one cell width of the exact
+  losses it holds, its mass within 2⁻⁴⁰ (relative) of theirs.
 * **RDP** (dp_accounting's ``RdpAccountant``, autodp): at each order ``α`` (the double the
   library evaluates, read exactly) the library's value ``r`` passes when
   ``|r − D_α| ≤ 2⁻⁴⁰·D_α``, ``D_α = max(D_α(P‖Q), D_α(Q‖P))`` enclosed by certified bounds
@@ -36,8 +41,8 @@ from verifier.core.certified import decimal_string, log_bounds
 from verifier.core.distribution import Dist
 from verifier.notions.renyi.divergence import divergence_bounds, terms_of
 
-__all__ = ["CurvePoint", "MASS_TOLERANCE", "pld_points", "rdp_points", "curve_note",
-           "exact_losses"]
+__all__ = ["CurvePoint", "MASS_TOLERANCE", "pld_points", "prv_points", "rdp_points",
+           "curve_note", "exact_losses"]
 
 MASS_TOLERANCE = mpq(1, 2**40)  # relative: masses and Rényi values in doubles
 _PREC = 256
@@ -104,6 +109,35 @@ def pld_points(p: Dist, q: Dist, atoms: Mapping[int, F64], interval: F64,
                                   f"{decimal_string(hi, 9)}]"))
     out.append(CurvePoint(f"{side}mass at +inf", infinity, infinite, _TOL_TEXT,
                           _within(infinity.exact, infinite, infinite)))
+    return out
+
+
+def prv_points(atoms: Sequence[tuple[mpq, mpq, mpq]], nodes: Mapping[mpq, mpq],
+               width: mpq) -> list[CurvePoint]:
+    """The points of a discretised privacy random variable's check (prv_accountant): each
+    exact atom ``(loss, mass_lo, mass_hi)`` — a rational loss, its mass enclosed — must sit
+    within ``width`` of one node of the library's grid (``nodes``: position → mass, both read
+    exactly), whose mass must be within 2⁻⁴⁰ (relative) of the atoms' there; a node holding
+    mass near no exact loss fails."""
+    out = []
+    used: set[int] = set()
+    for node in sorted(nodes):
+        near = [j for j, (loss, _, _) in enumerate(atoms) if abs(node - loss) <= width]
+        used.update(near)
+        lo = sum((atoms[j][1] for j in near), mpq(0))
+        hi = sum((atoms[j][2] for j in near), mpq(0))
+        losses = ", ".join(decimal_string(atoms[j][0], 9) for j in near) or "none"
+        out.append(CurvePoint(f"node {decimal_string(node, 9)}", nodes[node],
+                              lo if lo == hi else Enclosure(lo, hi),
+                              f"every loss within {decimal_string(width, 4)} (a cell and the "
+                              f"library's mean shift); mass {_TOL_TEXT}",
+                              _within(nodes[node], lo, hi) if near else False,
+                              f"exact losses here: {losses}"))
+    for j, (loss, lo, hi) in enumerate(atoms):
+        if j not in used:
+            out.append(CurvePoint(f"loss {decimal_string(loss, 9)}", None, Enclosure(lo, hi),
+                                  f"a node within {decimal_string(width, 4)}", False,
+                                  "no node of the library's grid holds this loss"))
     return out
 
 

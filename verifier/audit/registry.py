@@ -53,7 +53,7 @@ _MODULES: dict[str, tuple[str, str, str, str]] = {
     "dp_accounting": ("dp_accounting", "accounting", "verifier.audit.adapters.accountants_dpa",
                       "DP_ACCOUNTING"),
     "autodp": ("autodp", "autodp", "verifier.audit.adapters.accountants_curve", "AUTODP"),
-    "prv_accountant": ("prv_accountant", "prv", "verifier.audit.adapters.accountants",
+    "prv_accountant": ("prv_accountant", "prv", "verifier.audit.adapters.accountants_curve",
                        "PRV_ACCOUNTANT"),
     "diffprivlib": ("diffprivlib", "diffprivlib", "verifier.audit.adapters.diffprivlib",
                     "ADAPTER"),

@@ -8,6 +8,11 @@
   index → mass, or ``DensePLDPmf``: the masses from its lower index) and its mass at +∞, the
   add side too when the distribution is not symmetric; with ``"rdp"``, a fresh
   ``RdpAccountant`` composes it once and its ``orders`` and ``rdp`` are read.
+* prv_accountant ``PureDPMechanism(eps)``: a ``PRVAccountant`` built as the audit builds it
+  (the case's ``eps_error``, ``delta_error``, ``eps_max`` and ``k``, whose grid it sets) holds
+  the one-run privacy random variable discretised on that grid (``composer.prvs[0]``: masses
+  and node positions, long doubles read exactly); the exact one is ``±eps`` (the double) with
+  masses ``e^eps/(1+e^eps)`` and ``1/(1+e^eps)``, enclosed.
 * autodp ``RandresponseMechanism(p)`` (``options.accountant = "rdp"``): the mechanism's own
   ``RenyiDP(α)`` at the orders :data:`AUTODP_ORDERS`, each handed to autodp as a double. The
   Fourier accountant (``"phi"``) holds no Rényi curve: no check (a note says so).
@@ -25,12 +30,15 @@ from typing import Any
 
 from verifier.audit.adapters import double_arg, option_double, positive_count, quiet
 from verifier.audit.adapters.accountants import AUTODP as _AUTODP
-from verifier.audit.adapters.accountants import k_ary
+from verifier.audit.adapters.accountants import PRV_ACCOUNTANT as _PRV
+from verifier.audit.adapters.accountants import k_ary, k_of
 from verifier.audit.case import AuditCase
-from verifier.audit.curve_check import CurvePoint, pld_points, rdp_points
+from verifier.audit.curve_check import CurvePoint, pld_points, prv_points, rdp_points
 from verifier.core.binary64 import F64
+from verifier.core.certified import exp_bounds
 
-__all__ = ["dpa_rr_curve", "autodp_rr_curve", "AUTODP_ORDERS", "AUTODP"]
+__all__ = ["dpa_rr_curve", "autodp_rr_curve", "prv_curve", "AUTODP_ORDERS", "AUTODP",
+           "PRV_ACCOUNTANT"]
 
 # orders at which autodp's RDP is read: fractional ones near 1 and integers up to 256
 AUTODP_ORDERS = ("1.25", "1.5", "1.75", "2", "2.5", "3", "4", "5", "6", "8", "10", "16", "32",
@@ -116,6 +124,45 @@ def autodp_rr_curve(case: AuditCase) -> tuple[str, list[CurvePoint]] | None:
                           "the library's value is not finite") for a, r in values if r is None]
     return f"autodp RandresponseMechanism.RenyiDP, {len(values)} orders", points
 
+
+def _exact_of(x: Any) -> Any:
+    """A numpy float or long double, read exactly as a rational."""
+    from gmpy2 import mpq
+
+    n, d = x.as_integer_ratio()
+    return mpq(int(n), int(d))
+
+
+def prv_curve(case: AuditCase) -> tuple[str, list[CurvePoint]] | None:
+    """prv_accountant's discretised one-run PRV of ``PureDPMechanism`` (see the module; None
+    for ``ApproximateDPMechanism``, whose curve is not read)."""
+    import prv_accountant
+
+    if case.constructor != "PureDPMechanism":
+        return None
+    notes: list[str] = []
+    d = double_arg(case, "eps", notes)
+    errors = {key: option_double(case, key, notes) for key in ("eps_error", "delta_error",
+                                                              "eps_max")}
+    k = k_of(case)
+    acc = quiet(prv_accountant.PRVAccountant, prvs=[prv_accountant.PureDPMechanism(d.double)],
+                eps_error=errors["eps_error"].double,  # type: ignore[union-attr]
+                delta_error=errors["delta_error"].double,  # type: ignore[union-attr]
+                max_self_compositions=[k],
+                eps_max=None if errors["eps_max"] is None else errors["eps_max"].double)
+    dprv = acc.composer.prvs[0]
+    positions = dprv.domain.ts()
+    nodes = {_exact_of(positions[i]): _exact_of(dprv.pmf[i]) for i in range(len(dprv.pmf))
+             if dprv.pmf[i] != 0}
+    lo, hi = exp_bounds(d.exact, 128)
+    atoms = [(d.exact, lo / (1 + lo), hi / (1 + hi)), (-d.exact, 1 / (1 + hi), 1 / (1 + lo))]
+    width = _exact_of(dprv.domain.dt())
+    points = prv_points(atoms, nodes, width)
+    return f"prv_accountant PRVAccountant, its grid for k = {k}", points
+
+
+# prv_accountant's adapter with its curve check (the registry imports it from here)
+PRV_ACCOUNTANT = replace(_PRV, curves={"PureDPMechanism": prv_curve})
 
 # autodp's adapter with its curve check (the registry imports autodp's adapter from here)
 AUTODP = replace(_AUTODP, curves={"RandresponseMechanism": autodp_rr_curve})
