@@ -104,3 +104,25 @@ def test_accountant_reports_reproduce_the_claim_with_the_library_alone(tmp_path,
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=300, check=True)
     assert expected in done.stdout.splitlines()
+
+
+def test_bounded_geometric_script_runs_with_the_library_alone(tmp_path) -> None:
+    """OpenDP's make_geometric takes its bounds as a tuple (a list raises TypeError): the
+    script of the d_in = 3 finding builds the measurement, prints the map's claim — 3/scale
+    rounded up, at least 3/scale exactly — and only draws in [0, 3] at both inputs."""
+    path = str(Path(EXAMPLE).parent / "opendp_geometric_d_in_scan.toml")
+    r, out = _report(tmp_path, path)
+    assert r.exit_code == 1, r.output
+    (md,) = out.iterdir()
+    script = _script(md).replace("N = 100000", "N = 2000")
+    assert "bounds=(0, 3)" in script and "verifier" not in script
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, check=True)
+    lines = done.stdout.splitlines()
+    from fractions import Fraction
+
+    claim = Fraction(float(lines[0].removeprefix("claim: ")))
+    assert claim >= 3 / Fraction(float.fromhex("0x1.9c50fa1b29c51p+0"))
+    for line, x in zip(lines[1:], (0, 3), strict=True):
+        assert line.startswith(f"{x} ")
+        assert {o for o, _ in eval(line.split(" ", 1)[1])} <= {0, 1, 2, 3}

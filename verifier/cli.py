@@ -363,7 +363,9 @@ def audit(spec: Annotated[Path, typer.Argument(
           conformance: Annotated[int | None, typer.Option(
               "--conformance", min=1, help="Also draw N outputs from the library at each "
                                            "witness input and test them against plrv's law "
-                                           "(needs plrv[conformance]).")] = None,
+                                           "(needs plrv[conformance]); an accountant's "
+                                           "one-run PLD or Rényi curve is checked against the "
+                                           "exact one instead.")] = None,
           scan: Annotated[str | None, typer.Option(
               "--scan", metavar="KEY=RANGE",
               help="Decide every case at each value of KEY (compose, epsilon, delta, d_in, "

@@ -28,7 +28,7 @@ from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import InvalidArgument
 
-__all__ = ["AuditCase", "AuditRow", "Enclosure", "VERDICTS", "EXACTNESS", "Value",
+__all__ = ["AuditCase", "AuditRow", "CurvePoint", "Enclosure", "VERDICTS", "EXACTNESS", "Value",
            "ArgValue"]
 
 VERDICTS = ("sound", "unsound", "unknown")
@@ -49,6 +49,20 @@ class Enclosure:
 
 
 Value = Exact | Enclosure | Certified
+
+
+@dataclass(frozen=True, slots=True)
+class CurvePoint:
+    """One point of a curve check: what it is, the library's value (a double read exactly),
+    the exact value (rational or certified enclosure), the tolerance, and whether the
+    library's value is within it (``None``: not decided)."""
+
+    point: str
+    library: F64 | mpq | None
+    exact: mpq | Enclosure | None
+    tolerance: str
+    passed: bool | None
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +130,8 @@ class AuditRow:
     of the implemented law at the claimed ε, ``tight_epsilon`` its tight ε at the claimed δ.
     ``ratio`` is claim/tight ε as an approximate decimal (display only), ``witness`` the
     inputs (and outputs) that attain the tight values, ``notes`` what the reader should know
-    (the doubles handed to the library, why a case is unknown, a conformance result).
+    (the doubles handed to the library, why a case is unknown, a conformance result);
+    ``curve`` the points of an accountant's ``--conformance`` check, if run.
     """
 
     case: AuditCase
@@ -129,6 +144,7 @@ class AuditRow:
     exactness: str
     witness: Mapping[str, object]
     notes: tuple[str, ...] = ()
+    curve: tuple[CurvePoint, ...] = ()
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -143,7 +159,10 @@ class AuditRow:
             raise InvalidArgument("a case decided on a proxy law cannot be sound",
                                   argument="verdict", value=self.verdict)
 
-    def with_notes(self, *notes: str, verdict: str | None = None) -> AuditRow:
-        """This row with more notes (and, for a failed conformance test, another verdict)."""
+    def with_notes(self, *notes: str, verdict: str | None = None,
+                   curve: tuple[CurvePoint, ...] = ()) -> AuditRow:
+        """This row with more notes (and, for a failed conformance test, another verdict;
+        for an accountant's, the points of its curve check)."""
         from dataclasses import replace
-        return replace(self, notes=(*self.notes, *notes), verdict=verdict or self.verdict)
+        return replace(self, notes=(*self.notes, *notes), verdict=verdict or self.verdict,
+                       curve=(*self.curve, *curve))

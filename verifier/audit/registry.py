@@ -10,7 +10,9 @@ An adapter module exposes its :class:`Adapter` under the attribute named in
 library's own name) to a function ``AuditCase -> AuditRow``; for ``--conformance`` it may
 also give ``sample(case, witness_input, n)`` — ``n`` draws from the library itself at that
 input — and ``law(case, witness_input)``, the exact law plrv decided the case on, as a
-:class:`~verifier.core.distribution.Dist` over the same outputs.
+:class:`~verifier.core.distribution.Dist` over the same outputs. An accountant, which draws
+nothing, may give instead ``curves[constructor](case)``: its one-run curve read from the
+library and compared with the exact one (:mod:`verifier.audit.curve_check`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import importlib.util
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from verifier.audit.case import AuditCase, AuditRow
+from verifier.audit.case import AuditCase, AuditRow, CurvePoint
 from verifier.core.distribution import Dist
 from verifier.core.errors import UnknownName
 
@@ -28,6 +30,8 @@ __all__ = ["Adapter", "ADAPTERS", "LIBRARIES", "adapter"]
 
 Sampler = Callable[[AuditCase, object, int], Sequence[Hashable]]
 LawOf = Callable[[AuditCase, object], Dist]
+# an accountant's one-run curve against the exact one: (what was read, its points), or None
+CurveOf = Callable[[AuditCase], tuple[str, list[CurvePoint]] | None]
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class Adapter:
     law: LawOf | None = None
     version: Callable[[], str] | None = field(default=None)
     no_conformance: str = "computes a bound; it draws no samples"  # why, without sample/law
+    curves: Mapping[str, CurveOf] = field(default_factory=dict)
 
 
 # library name in a config -> (import name of the library, pip extra, adapter module, attribute)
@@ -48,8 +53,8 @@ _MODULES: dict[str, tuple[str, str, str, str]] = {
     "opendp": ("opendp", "opendp", "verifier.audit.adapters.opendp", "ADAPTER"),
     "dp_accounting": ("dp_accounting", "accounting", "verifier.audit.adapters.accountants_dpa",
                       "DP_ACCOUNTING"),
-    "autodp": ("autodp", "autodp", "verifier.audit.adapters.accountants", "AUTODP"),
-    "prv_accountant": ("prv_accountant", "prv", "verifier.audit.adapters.accountants",
+    "autodp": ("autodp", "autodp", "verifier.audit.adapters.accountants_curve", "AUTODP"),
+    "prv_accountant": ("prv_accountant", "prv", "verifier.audit.adapters.accountants_curve",
                        "PRV_ACCOUNTANT"),
     "diffprivlib": ("diffprivlib", "diffprivlib", "verifier.audit.adapters.diffprivlib",
                     "ADAPTER"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gmpy2 import mpq
 
-from verifier.audit.case import AuditRow, Enclosure
+from verifier.audit.case import AuditRow, CurvePoint, Enclosure
 from verifier.core.binary64 import F64
 from verifier.core.certified import Certified, decimal_string
 from verifier.core.delta import Delta
@@ -18,7 +18,7 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
 from verifier.core.plain import jsonable
 
-__all__ = ["value_json", "row_json"]
+__all__ = ["curve_point_json", "value_json", "row_json"]
 
 _PREC = 128
 
@@ -90,4 +90,12 @@ def row_json(row: AuditRow) -> dict:
         "exactness": row.exactness,
         "witness": {str(k): _arg(v) for k, v in row.witness.items()},
         "notes": list(row.notes),
+        **({"curve": [curve_point_json(x) for x in row.curve]} if row.curve else {}),
     }
+
+
+def curve_point_json(x: CurvePoint) -> dict:
+    """One point of an accountant's ``--conformance`` curve check: the library's value (the
+    double, exactly), the exact value (or its enclosure), the tolerance, pass or fail."""
+    return {"point": x.point, "library": value_json(x.library), "exact": value_json(x.exact),
+            "tolerance": x.tolerance, "passed": x.passed, "detail": x.detail}

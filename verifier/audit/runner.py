@@ -10,7 +10,9 @@ the case ``unknown`` (exit 3), as everywhere in plrv.
 
 With ``conformance = n`` each case whose adapter can sample draws ``n`` outputs from the
 library at each witness input and tests them against the law plrv decided the case on
-(:mod:`verifier.audit.conformance`); a failed fit makes the case ``unknown``.
+(:mod:`verifier.audit.conformance`); a failed fit makes the case ``unknown``. An accountant
+draws nothing: its one-run PLD or Rényi curve is compared with the exact one instead
+(:mod:`verifier.audit.curve_check`), a point outside its tolerance making the case unknown.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 
 from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.conformance import Fit, goodness_of_fit
+from verifier.audit.curve_check import curve_note
 from verifier.audit.registry import Adapter, adapter
 from verifier.audit.scan import Scan, ScanResult, run_scan
 from verifier.core.errors import (
@@ -104,11 +107,31 @@ def _adapter(file: str, case: AuditCase) -> Adapter:
                         value=case.library) from None
 
 
+def _curve(file: str, case: AuditCase, row: AuditRow, ad: Adapter, n: int) -> AuditRow:
+    """An accountant's one-run curve against the exact one (:mod:`verifier.audit.curve_check`):
+    the points on the row, a failed point makes the case unknown."""
+    found = _call(file, case, "the curve check", ad.curves[case.constructor], case)
+    if found is None:
+        return row.with_notes(f"conformance: no curve to check for {case.library}."
+                              f"{case.constructor} with these options (it draws no samples)")
+    what, points = found
+    note = curve_note(what, points)
+    extra = f"(--conformance {n}: an accountant draws nothing; its curve is checked instead)"
+    if any(x.passed is False for x in points):
+        return row.with_notes(note, extra, "conformance failed: the library's one-run curve "
+                              "is not the law plrv decided on, so the verdict is not tied to "
+                              "the code", verdict="unknown", curve=tuple(points))
+    return row.with_notes(note, extra, curve=tuple(points))
+
+
 def _conform(file: str, case: AuditCase, row: AuditRow, ad: Adapter, n: int
              ) -> tuple[AuditRow, tuple[Fit, ...]]:
+    if case.constructor in ad.curves:
+        return _curve(file, case, row, ad, n), ()
     if ad.sample is None or ad.law is None:
         return row.with_notes(f"conformance: does not apply ({case.library} "
-                              f"{ad.no_conformance})"), ()
+                              f"{ad.no_conformance}, and plrv reads no curve of "
+                              f"{case.constructor} from it)"), ()
     inputs = row.witness.get("inputs")
     if not isinstance(inputs, Sequence) or not inputs:
         return row.with_notes("conformance: no witness input to sample at"), ()

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from verifier.audit.rows import row_json, value_json
+from verifier.audit.rows import curve_point_json, row_json, value_json
 from verifier.audit.runner import AuditResult
 from verifier.audit.scan import MAX_LINEAR, ScanPoint, ScanResult
 
-__all__ = ["audit_json", "print_audit", "print_scans", "scan_json", "value_json", "SCHEMA"]
+__all__ = ["audit_json", "curve_point_json", "print_audit", "print_scans", "scan_json",
+           "scan_lines",
+           "value_json", "SCHEMA"]
 
 SCHEMA = "plrv/audit-output.v1"
 _SHOWN = 160  # characters of an exact value shown in the terminal (all are in --json)
@@ -71,21 +73,27 @@ def print_scans(result: AuditResult) -> None:
                           _short(q["claim_delta"]), _short(q["tight_delta"]),
                           p.verdict if p.error is None else f"error: {p.error}")
         c.print(table)
-        if s.undecided:
-            c.print(f"case[{s.case}]: no unsound value of {s.key} among the {len(s.points)} "
-                    "values decided; bisection does not decide the values between them, so "
-                    "the scan is undecided (scan at most "
-                    f"{MAX_LINEAR} integers, a grid LO..HI/N or a list to decide each value)")
-        elif s.first_unsound is None:
-            c.print(f"case[{s.case}]: no unsound value of {s.key} found")
-        else:
-            below = f" (last sound before it: {s.last_sound})" if s.last_sound else ""
-            c.print(f"case[{s.case}]: first unsound {s.key} = {s.first_unsound}{below}"
-                    + (" — a proved change of verdict; the smallest if soundness is "
-                       "monotone in the key" if s.method == "bisection" else ""))
-        for change in s.changes:
-            c.print(f"  change: {change}")
+        for line in scan_lines(s):
+            c.print(line)
     c.print(f"verdict: {_overall(result)}")
+
+
+def scan_lines(s: ScanResult) -> list[str]:
+    """What a scan found, as ``plrv audit --scan`` prints it under its table: the first
+    unsound value (and the last sound one before it), then each change between values."""
+    if s.undecided:
+        head = (f"case[{s.case}]: no unsound value of {s.key} among the {len(s.points)} "
+                "values decided; bisection does not decide the values between them, so "
+                "the scan is undecided (scan at most "
+                f"{MAX_LINEAR} integers, a grid LO..HI/N or a list to decide each value)")
+    elif s.first_unsound is None:
+        head = f"case[{s.case}]: no unsound value of {s.key} found"
+    else:
+        below = f" (last sound before it: {s.last_sound})" if s.last_sound else ""
+        head = (f"case[{s.case}]: first unsound {s.key} = {s.first_unsound}{below}"
+                + (" — a proved change of verdict; the smallest if soundness is "
+                   "monotone in the key" if s.method == "bisection" else ""))
+    return [head, *(f"  change: {change}" for change in s.changes)]
 
 
 def _short(v: Mapping | None) -> str:
@@ -139,4 +147,10 @@ def print_audit(result: AuditResult) -> None:
             c.print(f"  witness: {r['witness']}")
         for note in r["notes"]:
             c.print(f"  note: {note}")
+        for x in r.get("curve", []):
+            if x["passed"] is not True:
+                lib = "-" if x["library"] is None else x["library"]["approx"]
+                exact = "-" if x["exact"] is None else x["exact"]["approx"]
+                c.print(f"  curve {x['point']}: library {lib}, exact {exact} "
+                        f"({x['tolerance']}): {'undecided' if x['passed'] is None else 'outside'}")
     c.print(f"verdict: {_overall(result)}")

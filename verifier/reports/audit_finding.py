@@ -67,7 +67,8 @@ def _args(args: dict) -> str:
     def one(k: str, v: object) -> str:
         if k in _DOUBLES and isinstance(v, int) and not isinstance(v, bool):
             return f"{v}.0"
-        return _py(list(v) if k in ("bounds", "categories") and isinstance(v, tuple) else v)
+        # OpenDP takes categories as a list and bounds as a tuple (a list is refused)
+        return _py(list(v) if k == "categories" and isinstance(v, tuple) else v)
     return ", ".join(f"{k}={one(k, v)}" for k, v in args.items())
 
 
@@ -131,11 +132,17 @@ def reproduction(row: AuditRow, draws: int = 100_000) -> str | None:
     return "\n".join(lines)
 
 
+_LONG = 400  # characters of an exact value written out in a report; longer ones in --json
+
+
 def _value(v: dict | None) -> str:
     if v is None:
         return "—"
     exact = v["value"] if v["value"] is not None else f"in [{v['enclosure'][0]}, " \
                                                       f"{v['enclosure'][1]}]"
+    if len(exact) > _LONG:
+        kind = "exact value" if v["value"] is not None else "enclosure of two exact ends"
+        return f"≈ {v['approx']} (an {kind}, {len(exact)} characters: in `--json`)"
     return f"`{exact}` ≈ {v['approx']}"
 
 

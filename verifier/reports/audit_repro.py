@@ -29,7 +29,35 @@ def _at(case: AuditCase) -> tuple[str, str]:
     return "epsilon", _d(double_of(text, "epsilon")[0])
 
 
+def _sampled_rr(case: AuditCase) -> list[str]:
+    """``PoissonSampledDpEvent`` of randomized response: the accountant's refusal, then (route
+    ``pmf``) the library's PLD of the law's pmfs, as the audit read it."""
+    notes: list[str] = []
+    q, p = (_d(double_arg(case, k, notes)) for k in ("sampling_probability", "noise_parameter"))
+    m, k = case.args["num_buckets"], case.compose
+    extra = option_double(case, "value_discretization_interval", notes)
+    kw = "" if extra is None else f", value_discretization_interval={_d(extra)}"
+    which, at = _at(case)
+    get = "get_epsilon_for_delta" if which == "delta" else "get_delta_for_epsilon"
+    return ["import math", "from fractions import Fraction", "import dp_accounting",
+            "from dp_accounting.pld import pld_privacy_accountant as acct",
+            "from dp_accounting.pld import privacy_loss_distribution as P",
+            f"q, p, m = Fraction({q}), Fraction({p}), {m!r}",
+            "event = dp_accounting.PoissonSampledDpEvent(float(q), "
+            "dp_accounting.RandomizedResponseDpEvent(float(p), m))",
+            "acc = acct.PLDAccountant(dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)",
+            "print('the PLD accountant supports the event:', acc.supports(event))",
+            "x, o = q * (1 - p + p / m) + (1 - q) / m, (q * p / m + (1 - q) / m) * (m - 1)",
+            "upper = {'x': math.log(float(x)), 'others': math.log(float(o))}",
+            "lower = {'x': math.log(1 / m), 'others': math.log((m - 1) / m)}",
+            f"pld = P.from_two_probability_mass_functions(lower, upper, symmetric=False{kw})",
+            f"pld = pld.self_compose({k}) if {k} > 1 else pld",
+            f"print('claim: {get}({which}) =', pld.{get}({at}))"]
+
+
 def _dp_accounting(case: AuditCase) -> list[str]:
+    if case.constructor == "PoissonSampledDpEvent":
+        return _sampled_rr(case)
     a = dict(case.args)
     notes: list[str] = []
     rr = case.constructor == "RandomizedResponseDpEvent"

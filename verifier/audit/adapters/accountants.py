@@ -65,7 +65,7 @@ from verifier.core.distribution import Dist
 from verifier.core.errors import BudgetExceeded, InvalidArgument, OutOfRange
 
 __all__ = ["PRV_ACCOUNTANT", "AUTODP", "BRACKET_BITS", "MAX_REPEAT", "composition",
-           "dpa_compose", "dpa_rr", "approximate_pair",
+           "dpa_compose", "dpa_rr", "approximate_pair", "k_ary",
            "k_of", "query", "read_run", "version_of"]
 
 BRACKET_BITS = 128  # precision of the rationals that bracket e^d for a double ε d
@@ -392,4 +392,5 @@ def dpa_compose(acc: Any, event: Any, k: int, how: str, notes: list[str]) -> Non
 
 # shared with the other dp_accounting events (verifier.audit.adapters.accountants_dpa)
 k_of, query, read_run, version_of, dpa_rr = _k, _query, _run, _version, _dpa_rr
-approximate_pair = _approximate  # and with PipelineDP (verifier.audit.adapters.pipelinedp)
+# and with PipelineDP (adapters.pipelinedp) and the curve checks (adapters.accountants_curve)
+approximate_pair, k_ary = _approximate, _k_ary

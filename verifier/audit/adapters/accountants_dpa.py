@@ -2,6 +2,8 @@
 the exact k-fold law.
 
 * ``RandomizedResponseDpEvent``: see :mod:`verifier.audit.adapters.accountants`.
+* ``PoissonSampledDpEvent`` of a ``RandomizedResponseDpEvent``: see
+  :mod:`verifier.audit.adapters.accountants_sampled`.
 * ``DiscreteLaplaceDpEvent(noise_parameter = a, sensitivity = s)`` under
   ``ADD_OR_REMOVE_ONE`` (the relation the library takes for it): the library's law is
   ``P[Z = z] = tanh(a/2)·e^{−a|z|} = (1−β)/(1+β)·β^{|z|}``, ``β = e^{−a}``, and the pair is
@@ -43,6 +45,8 @@ from verifier.audit.adapters.accountants import (
     read_run,
     version_of,
 )
+from verifier.audit.adapters.accountants_curve import dpa_rr_curve
+from verifier.audit.adapters.accountants_sampled import poisson_sampled
 from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.judge import curve
 from verifier.audit.registry import Adapter
@@ -118,4 +122,6 @@ def _discrete_laplace(case: AuditCase) -> AuditRow:
 
 DP_ACCOUNTING = Adapter("dp_accounting", "accounting",
                         {"RandomizedResponseDpEvent": dpa_rr,
-                         "DiscreteLaplaceDpEvent": _discrete_laplace})
+                         "DiscreteLaplaceDpEvent": _discrete_laplace,
+                         "PoissonSampledDpEvent": poisson_sampled},
+                        curves={"RandomizedResponseDpEvent": dpa_rr_curve})
