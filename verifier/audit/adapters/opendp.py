@@ -24,6 +24,9 @@ input metric calls neighbours at ``d_in``:
 * ``make_noisy_max`` and ``make_noisy_top_k`` under ``MaxDivergence``: peeled
   permute-and-flip, whose law is an exponential sum in the scores over the double scale
   (:mod:`~verifier.audit.adapters.opendp_noisy_max`), over the score vectors given as inputs;
+* ``make_laplace`` and ``make_gaussian`` on doubles (``args.T = "f64"``, a vector with
+  ``args.size``): the lattice of multiples of ``2^k`` the library rounds to, and the largest
+  shift neighbours make on it (:mod:`~verifier.audit.adapters.opendp_float_noise`);
 * ``make_laplace_threshold`` on a map of integer counts (``L01Inf``, a missing key counting
   as 0), and ``make_gaussian_threshold`` (``L02Inf``, approximate zCDP:
   :mod:`~verifier.audit.adapters.opendp_gauss_threshold`).
@@ -37,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verifier.audit.adapters.opendp_args import NegativeClaim, version
+from verifier.audit.adapters.opendp_float_noise import float_or
 from verifier.audit.adapters.opendp_gauss_threshold import gaussian_threshold_row
 from verifier.audit.adapters.opendp_noise import (
     gaussian_row,
@@ -50,7 +54,6 @@ from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.registry import Adapter
 
 __all__ = ["ADAPTER"]
-
 
 
 def _guarded(row: Callable[[AuditCase], AuditRow]) -> Callable[[AuditCase], AuditRow]:
@@ -72,9 +75,9 @@ ADAPTER = Adapter(
         "make_randomized_response_bool": _guarded(rr_bool_row),
         "make_randomized_response": _guarded(rr_categorical_row),
         "make_randomized_response_bitvec": _guarded(rr_bitvec_row),
-        "make_laplace": _guarded(laplace_row),
+        "make_laplace": _guarded(float_or(laplace_row)),
         "make_geometric": _guarded(laplace_row),
-        "make_gaussian": _guarded(gaussian_row),
+        "make_gaussian": _guarded(float_or(gaussian_row)),
         "make_noisy_max": _guarded(noisy_max_row),
         "make_noisy_top_k": _guarded(noisy_max_row),
         "make_laplace_threshold": _guarded(threshold_row),

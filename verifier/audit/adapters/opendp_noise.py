@@ -180,11 +180,11 @@ def _upper_exp(nats: mpq) -> mpq:
     return _TINY if nats >= _FAR else exp_bounds(-nats, 64)[1]
 
 
-def saturation_loss(u: mpq, shift: int) -> mpq:
+def saturation_loss(u: mpq, shift: int, limit: int = I32_MAX) -> mpq:
     """A rational ``b`` with ``ρ_sat ≥ u·Δ² − b`` for the discrete Gaussian released through the
     saturating cast to i32 (see :func:`gaussian_row`): ``b = r/(2(1 − r))`` with
-    ``r ≥ P[|N_Z(2Δ, σ²)| ≥ 2^31 − 1]`` bounded by its geometric tail."""
-    m = I32_MAX - 2 * shift
+    ``r ≥ P[|N_Z(2Δ, σ²)| ≥ limit]`` (2^31 − 1) bounded by its geometric tail."""
+    m = limit - 2 * shift
     head, ratio_ = _upper_exp(u * m * m), _upper_exp(u * (2 * m + 1))
     if ratio_ >= 1:
         return u * shift * shift

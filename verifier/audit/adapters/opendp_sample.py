@@ -4,7 +4,8 @@ decided the case on, over the same outcomes.
 Randomized response and the bounded geometric have finite rational laws, given exactly.
 Noisy max / top-k has finitely many outcomes with exponential-sum masses; the discrete
 Laplace and Gaussian laws (``make_laplace``, ``make_geometric`` without bounds,
-``make_gaussian`` on an integer, and the Laplace and Gaussian thresholds) have transcendental masses
+``make_gaussian`` on an integer or on a double's lattice, by lattice index, and the Laplace
+and Gaussian thresholds) have transcendental masses
 and infinitely many outcomes. For the goodness-of-fit test only, the outcomes within ``TAIL``
 of the centre (or above the threshold) are kept one by one and the rest pooled into tail
 cells, and each mass is the midpoint of its certified enclosure at ``PRECISION`` bits, scaled
@@ -21,6 +22,7 @@ from gmpy2 import mpq
 from verifier.audit.adapters import opendp_args as od
 from verifier.audit.adapters import opendp_laws as laws
 from verifier.audit.adapters.opendp_exp import geometric_alphas
+from verifier.audit.adapters.opendp_float_noise import lattice_draws, lattice_of
 from verifier.audit.adapters.opendp_noise import bounds
 from verifier.audit.adapters.opendp_noisy_max import top_k_law
 from verifier.audit.adapters.opendp_rr import bits, bitvec_flip, categories
@@ -167,6 +169,10 @@ def law(case: AuditCase, x: object) -> Dist:
                                   argument="args.scale")
         lower, upper = bounds(case)
         return laws.ct_geometric(_integer(x), alphas[0], lower, upper)
+    if c in NOISE and "T" in case.args:  # a float input: the law on its lattice, by index
+        _, centre, scale = lattice_of(case, x)
+        noise = discrete_gaussian(scale) if c in GAUSSIAN else discrete_laplace(scale)
+        return _noise_cells(noise, centre)
     if c in NOISE:
         return _noise_cells(_noise(case), _integer(x))
     if c in TOP_K:
@@ -200,6 +206,10 @@ def sample(case: AuditCase, x: object, n: int) -> Sequence[Hashable]:
         packed = np.packbits(np.array(bits(x), dtype=np.uint8))
         return [tuple(int(b) for b in np.unpackbits(np.frombuffer(meas(packed), np.uint8)))
                 for _ in range(n)]
+    if c in NOISE and "T" in case.args:
+        lattice_of(case, x)
+        assert isinstance(x, F64)
+        return lattice_draws(case, x, n)
     scale = od.double_arg(case, "scale").double
     if c == "make_geometric" and "bounds" in case.args:
         meas = dp.m.make_geometric(dp.atom_domain(T=int), dp.absolute_distance(T=int),
