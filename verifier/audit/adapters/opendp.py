@@ -29,7 +29,10 @@ input metric calls neighbours at ``d_in``:
   shift neighbours make on it (:mod:`~verifier.audit.adapters.opendp_float_noise`);
 * ``make_laplace_threshold`` on a map of integer counts (``L01Inf``, a missing key counting
   as 0), and ``make_gaussian_threshold`` (``L02Inf``, approximate zCDP:
-  :mod:`~verifier.audit.adapters.opendp_gauss_threshold`).
+  :mod:`~verifier.audit.adapters.opendp_gauss_threshold`);
+* ``make_zCDP_to_approxDP`` and ``make_fix_delta`` of ``make_gaussian`` on an integer: the
+  (ε, δ) they print against the exact δ(ε) of the discrete Gaussian they convert
+  (:mod:`~verifier.audit.adapters.opendp_convert`).
 
 A ``sound`` verdict is a proof that the tight value is at most the claim; ``unsound`` a proof
 that it exceeds it, with the inputs (and outputs) that witness it.
@@ -40,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verifier.audit.adapters.opendp_args import NegativeClaim, version
+from verifier.audit.adapters.opendp_convert import conversion_row
 from verifier.audit.adapters.opendp_float_noise import float_or
 from verifier.audit.adapters.opendp_gauss_threshold import gaussian_threshold_row
 from verifier.audit.adapters.opendp_noise import (
@@ -82,6 +86,8 @@ ADAPTER = Adapter(
         "make_noisy_top_k": _guarded(noisy_max_row),
         "make_laplace_threshold": _guarded(threshold_row),
         "make_gaussian_threshold": _guarded(gaussian_threshold_row),
+        "make_zCDP_to_approxDP": _guarded(conversion_row),
+        "make_fix_delta": _guarded(conversion_row),
     },
     sample=sample,
     law=law,
