@@ -21,9 +21,12 @@ input metric calls neighbours at ``d_in``:
 * ``make_gaussian`` on an integer under zCDP: the discrete Gaussian at the double σ, whose
   tight ρ is ``Δ²/(2σ²)`` before the library's saturating cast to i32 and within 2^−999 of
   it after (an enclosure; :mod:`~verifier.audit.adapters.opendp_noise`);
-* ``make_noisy_max`` and ``make_noisy_top_k`` under ``MaxDivergence``: peeled
+* ``make_noisy_max`` and ``make_noisy_top_k`` under ``MaxDivergence`` (the default): peeled
   permute-and-flip, whose law is an exponential sum in the scores over the double scale
   (:mod:`~verifier.audit.adapters.opendp_noisy_max`), over the score vectors given as inputs;
+  with ``args.output_measure = "zero_concentrated_divergence"`` the softmax per round (the
+  Gumbel argmax law), its tight ρ enclosed by branch and bound over the Rényi order
+  (:mod:`~verifier.audit.adapters.opendp_noisy_max_zcdp`);
 * ``make_laplace`` and ``make_gaussian`` on doubles (``args.T = "f64"``, a vector with
   ``args.size``): the lattice of multiples of ``2^k`` the library rounds to, and the largest
   shift neighbours make on it (:mod:`~verifier.audit.adapters.opendp_float_noise`);
@@ -52,6 +55,7 @@ from verifier.audit.adapters.opendp_noise import (
     noisy_max_row,
     threshold_row,
 )
+from verifier.audit.adapters.opendp_noisy_max_zcdp import measure_or
 from verifier.audit.adapters.opendp_rr import rr_bitvec_row, rr_bool_row, rr_categorical_row
 from verifier.audit.adapters.opendp_sample import law, sample
 from verifier.audit.case import AuditCase, AuditRow
@@ -82,8 +86,8 @@ ADAPTER = Adapter(
         "make_laplace": _guarded(float_or(laplace_row)),
         "make_geometric": _guarded(laplace_row),
         "make_gaussian": _guarded(float_or(gaussian_row)),
-        "make_noisy_max": _guarded(noisy_max_row),
-        "make_noisy_top_k": _guarded(noisy_max_row),
+        "make_noisy_max": _guarded(measure_or(noisy_max_row)),
+        "make_noisy_top_k": _guarded(measure_or(noisy_max_row)),
         "make_laplace_threshold": _guarded(threshold_row),
         "make_gaussian_threshold": _guarded(gaussian_threshold_row),
         "make_zCDP_to_approxDP": _guarded(conversion_row),

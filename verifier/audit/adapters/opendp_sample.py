@@ -25,6 +25,7 @@ from verifier.audit.adapters.opendp_exp import geometric_alphas
 from verifier.audit.adapters.opendp_float_noise import lattice_draws, lattice_of
 from verifier.audit.adapters.opendp_noise import bounds
 from verifier.audit.adapters.opendp_noisy_max import top_k_law
+from verifier.audit.adapters.opendp_noisy_max_zcdp import softmax_cells
 from verifier.audit.adapters.opendp_rr import bits, bitvec_flip, categories
 from verifier.audit.case import AuditCase
 from verifier.core.binary64 import F64
@@ -121,6 +122,10 @@ def _scores(x: object) -> tuple[int | F64, ...]:
     return x
 
 
+def _zcdp(case: AuditCase) -> bool:
+    return case.args.get("output_measure") == "zero_concentrated_divergence"
+
+
 def _top_k_cells(case: AuditCase, x: object) -> Dist:
     scores = tuple(v.exact if isinstance(v, F64) else mpq(v) for v in _scores(x))
     if od.bool_option(case, "negate"):
@@ -128,6 +133,9 @@ def _top_k_cells(case: AuditCase, x: object) -> Dist:
     k = od.int_arg(case, "args.k", case.arg("k")) if case.constructor == "make_noisy_top_k" \
         else 1
     rate = 1 / od.double_arg(case, "scale").exact
+    if _zcdp(case):
+        return _normalised(softmax_cells(scores, rate, k, k > 1 or
+                                         case.constructor == "make_noisy_top_k"))
     one = ExpSum.constant(1)
     cells: dict[Hashable, mpq] = {}
     for out, mass in top_k_law(scores, rate, k).items():
@@ -146,8 +154,9 @@ def _top_k_draws(case: AuditCase, x: object, n: int) -> list[Hashable]:
     metric = dp.linf_distance(T=kind, monotonic=od.bool_option(case, "monotonic"))
     top_k = case.constructor == "make_noisy_top_k"
     extra = {"k": od.int_arg(case, "args.k", case.arg("k"))} if top_k else {}
+    measure = dp.zero_concentrated_divergence() if _zcdp(case) else dp.max_divergence()
     meas = getattr(dp.m, case.constructor)(
-        domain, metric, dp.max_divergence(), scale=od.double_arg(case, "scale").double,
+        domain, metric, measure, scale=od.double_arg(case, "scale").double,
         negate=od.bool_option(case, "negate"), **extra)
     arg = [v.double if isinstance(v, F64) else v for v in scores]
     return [tuple(meas(arg)) if top_k else meas(arg) for _ in range(n)]
