@@ -174,3 +174,13 @@ def test_example_exits_as_its_header_says() -> None:
     path = Path(__file__).resolve().parents[1] / "examples" / "audit" / "opendp_float_noise.toml"
     result = RUNNER.invoke(app, ["audit", str(path), "--json"])
     assert result.exit_code == 0, result.output
+
+
+def test_gaussian_default_granularity_upper_only() -> None:
+    """k = −1074: ρ ≤ d_in²/(2·scale²) = 1/2 on the lattice; the witness is 2^1074 steps
+    wide, far past the 2^53 lattice points that are doubles one by one, so no lower bound
+    but 0 is claimed (the release merges lattice points around every centre)."""
+    row = run(case("make_gaussian", {"scale": 1, "T": "f64"}, 1))
+    assert frac(row.tight_epsilon.upper) == Fraction(1, 2)
+    assert frac(row.tight_epsilon.lower) == 0
+    assert row.verdict == "sound"

@@ -275,8 +275,9 @@ def _gaussian(case: AuditCase, value: object, lattice: tuple[mpq, mpq, mpq | Non
         bound = d + _root_up(size) * (u - eta)
         upper = bound * bound / (2 * scale * scale)
     sigma = scale / u  # each coordinate's ρ at the witness, less the share the rounding merges
+    exact = all(2 * s < _EXACT for s in steps)  # else the witness's centres are not doubles
     lower = max(sum((coef * s * s - saturation_loss(1 / (2 * sigma * sigma), s, _EXACT)
-                     for s in steps), mpq(0)), mpq(0))
+                     for s in steps if s and exact), mpq(0)), mpq(0))
     holds = True if claimed.exact >= upper else False if claimed.exact < lower else None
     notes.insert(0, "zCDP: the ε columns hold ρ (the library's ZeroConcentratedDivergence)")
     notes.append(f"tight ρ ≤ {_short(format_rational(upper))} (the most lattice steps at L2 "
