@@ -184,3 +184,25 @@ def test_gaussian_default_granularity_upper_only() -> None:
     assert frac(row.tight_epsilon.upper) == Fraction(1, 2)
     assert frac(row.tight_epsilon.lower) == 0
     assert row.verdict == "sound"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("constructor", "x"), [
+    ("make_laplace", 0.375), ("make_laplace", math.nextafter(0.125, 0.0)),
+    ("make_gaussian", 0.375),
+])
+def test_library_draws_fit_the_lattice_law(constructor: str, x: float) -> None:
+    """The library's releases at x, over 2^-2, against plrv's law centred on x's rounding."""
+    from verifier.audit.adapters.opendp_sample import law, sample
+    from verifier.audit.conformance import goodness_of_fit
+
+    c = case(constructor, {"scale": 1, "T": "f64", "k": -2})
+    fit = goodness_of_fit(sample(c, f64(x), 20_000), law(c, f64(x)), x)
+    assert fit.outside == 0 and fit.p_value >= 1e-6, fit.note()
+
+
+def test_conformance_refuses_a_lattice_too_fine() -> None:
+    from verifier.audit.adapters.opendp_sample import law
+
+    with pytest.raises(VerifierError, match="args.k"):
+        law(case("make_laplace", {"scale": 1, "T": "f64"}), f64(0.5))

@@ -158,3 +158,14 @@ def test_example_exits_as_its_header_says() -> None:
         "opendp_noisy_max_zcdp.toml"
     result = RUNNER.invoke(app, ["audit", str(path), "--json"])
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.slow
+def test_conformance_uses_the_softmax() -> None:
+    from verifier.audit.adapters.opendp_sample import law, sample
+    from verifier.audit.conformance import goodness_of_fit
+
+    c = case("make_noisy_top_k", {"scale": 1, "k": 2, "output_measure": ZCDP},
+             ((0, 1, 2), (1, 1, 1)))
+    fit = goodness_of_fit(sample(c, (0, 1, 2), 20_000), law(c, (0, 1, 2)), (0, 1, 2))
+    assert fit.outside == 0 and fit.p_value >= 1e-6, fit.note()
