@@ -70,7 +70,7 @@ __all__ = ["float_or", "lattice_index", "max_steps", "l1_steps", "KMIN", "KMAX",
 
 KMIN = -1074  # the library's default k for f64: 2^k is the spacing of the subnormals
 KMAX = 970  # the first 2^53 lattice points z·2^k are finite doubles
-MAX_SIZE = 10 ** 6
+MAX_SIZE = 1000  # the witness shows every coordinate
 _EXACT = 2 ** 53  # |z| < 2^53: z·u is a double, so the release does not merge it
 _ROOT_BITS = 256  # √n rounded up to a multiple of 2^-256
 
