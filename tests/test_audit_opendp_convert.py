@@ -89,10 +89,12 @@ def test_profile_at_ln3_sigma_two_shift_three() -> None:
 
 
 def test_profile_at_zero_sigma_one() -> None:
-    """σ = 1, d_in = 1, ε = 0: δ(0) is the total variation P[Z ≥ 1] − P[Z ≥ 2] + …, the sum
-    of the positive parts (≈ 0.383); CKS20 gives ≈ 0.559."""
+    """σ = 1, d_in = 1, ε = 0: δ(0) = Σ_k max(0, p(k − 1) − p(k)) telescopes over k ≥ 1 to
+    p(0) = 1/Σ_k e^{−k²/2} ≈ 0.399; CKS20 gives ≈ 0.559."""
     row = run(case("make_zCDP_to_approxDP", 1.0, 1, epsilon=Epsilon.of_nats(0)))
     assert _encloses(row.tight_delta, exact_delta(0, 1.0, 1))
+    assert _encloses(row.tight_delta, 1 / mpmath.nsum(lambda k: mpmath.exp(-k * k / 2),
+                                                      [-mpmath.inf, mpmath.inf]))
     best = cks(mpmath.mpf(0), mpmath.mpf(1) / 2)
     assert best <= _mp(row.claim_delta.exact) <= best * (1 + mpmath.mpf(10) ** -6)
     assert row.verdict == "sound"
