@@ -21,12 +21,21 @@ input metric calls neighbours at ``d_in``:
 * ``make_gaussian`` on an integer under zCDP: the discrete Gaussian at the double σ, whose
   tight ρ is ``Δ²/(2σ²)`` before the library's saturating cast to i32 and within 2^−999 of
   it after (an enclosure; :mod:`~verifier.audit.adapters.opendp_noise`);
-* ``make_noisy_max`` and ``make_noisy_top_k`` under ``MaxDivergence``: peeled
+* ``make_noisy_max`` and ``make_noisy_top_k`` under ``MaxDivergence`` (the default): peeled
   permute-and-flip, whose law is an exponential sum in the scores over the double scale
   (:mod:`~verifier.audit.adapters.opendp_noisy_max`), over the score vectors given as inputs;
+  with ``args.output_measure = "zero_concentrated_divergence"`` the softmax per round (the
+  Gumbel argmax law), its tight ρ enclosed by branch and bound over the Rényi order
+  (:mod:`~verifier.audit.adapters.opendp_noisy_max_zcdp`);
+* ``make_laplace`` and ``make_gaussian`` on doubles (``args.T = "f64"``, a vector with
+  ``args.size``): the lattice of multiples of ``2^k`` the library rounds to, and the largest
+  shift neighbours make on it (:mod:`~verifier.audit.adapters.opendp_float_noise`);
 * ``make_laplace_threshold`` on a map of integer counts (``L01Inf``, a missing key counting
   as 0), and ``make_gaussian_threshold`` (``L02Inf``, approximate zCDP:
-  :mod:`~verifier.audit.adapters.opendp_gauss_threshold`).
+  :mod:`~verifier.audit.adapters.opendp_gauss_threshold`);
+* ``make_zCDP_to_approxDP`` and ``make_fix_delta`` of ``make_gaussian`` on an integer: the
+  (ε, δ) they print against the exact δ(ε) of the discrete Gaussian they convert
+  (:mod:`~verifier.audit.adapters.opendp_convert`).
 
 A ``sound`` verdict is a proof that the tight value is at most the claim; ``unsound`` a proof
 that it exceeds it, with the inputs (and outputs) that witness it.
@@ -37,6 +46,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verifier.audit.adapters.opendp_args import NegativeClaim, version
+from verifier.audit.adapters.opendp_convert import conversion_row
+from verifier.audit.adapters.opendp_float_noise import float_or
 from verifier.audit.adapters.opendp_gauss_threshold import gaussian_threshold_row
 from verifier.audit.adapters.opendp_noise import (
     gaussian_row,
@@ -44,13 +55,13 @@ from verifier.audit.adapters.opendp_noise import (
     noisy_max_row,
     threshold_row,
 )
+from verifier.audit.adapters.opendp_noisy_max_zcdp import measure_or
 from verifier.audit.adapters.opendp_rr import rr_bitvec_row, rr_bool_row, rr_categorical_row
 from verifier.audit.adapters.opendp_sample import law, sample
 from verifier.audit.case import AuditCase, AuditRow
 from verifier.audit.registry import Adapter
 
 __all__ = ["ADAPTER"]
-
 
 
 def _guarded(row: Callable[[AuditCase], AuditRow]) -> Callable[[AuditCase], AuditRow]:
@@ -72,13 +83,15 @@ ADAPTER = Adapter(
         "make_randomized_response_bool": _guarded(rr_bool_row),
         "make_randomized_response": _guarded(rr_categorical_row),
         "make_randomized_response_bitvec": _guarded(rr_bitvec_row),
-        "make_laplace": _guarded(laplace_row),
+        "make_laplace": _guarded(float_or(laplace_row)),
         "make_geometric": _guarded(laplace_row),
-        "make_gaussian": _guarded(gaussian_row),
-        "make_noisy_max": _guarded(noisy_max_row),
-        "make_noisy_top_k": _guarded(noisy_max_row),
+        "make_gaussian": _guarded(float_or(gaussian_row)),
+        "make_noisy_max": _guarded(measure_or(noisy_max_row)),
+        "make_noisy_top_k": _guarded(measure_or(noisy_max_row)),
         "make_laplace_threshold": _guarded(threshold_row),
         "make_gaussian_threshold": _guarded(gaussian_threshold_row),
+        "make_zCDP_to_approxDP": _guarded(conversion_row),
+        "make_fix_delta": _guarded(conversion_row),
     },
     sample=sample,
     law=law,

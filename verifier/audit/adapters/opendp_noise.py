@@ -48,7 +48,7 @@ from verifier.audit.adapters.opendp_args import (
 )
 from verifier.audit.adapters.opendp_exp import geometric_alphas
 from verifier.audit.adapters.opendp_laws import ct_geometric
-from verifier.audit.adapters.opendp_noisy_max import noisy_max_answer
+from verifier.audit.adapters.opendp_noisy_max import given_input, noisy_max_answer, score_vectors
 from verifier.audit.adapters.opendp_threshold import threshold_answer
 from verifier.audit.case import AuditCase, AuditRow, Enclosure
 from verifier.audit.judge import ratio, read_double
@@ -180,11 +180,11 @@ def _upper_exp(nats: mpq) -> mpq:
     return _TINY if nats >= _FAR else exp_bounds(-nats, 64)[1]
 
 
-def saturation_loss(u: mpq, shift: int) -> mpq:
+def saturation_loss(u: mpq, shift: int, limit: int = I32_MAX) -> mpq:
     """A rational ``b`` with ``ρ_sat ≥ u·Δ² − b`` for the discrete Gaussian released through the
     saturating cast to i32 (see :func:`gaussian_row`): ``b = r/(2(1 − r))`` with
-    ``r ≥ P[|N_Z(2Δ, σ²)| ≥ 2^31 − 1]`` bounded by its geometric tail."""
-    m = I32_MAX - 2 * shift
+    ``r ≥ P[|N_Z(2Δ, σ²)| ≥ limit]`` (2^31 − 1) bounded by its geometric tail."""
+    m = limit - 2 * shift
     head, ratio_ = _upper_exp(u * m * m), _upper_exp(u * (2 * m + 1))
     if ratio_ >= 1:
         return u * shift * shift
@@ -236,33 +236,6 @@ def _show_gap(gap: mpq) -> str:
 
 # ------------------------------------------------------------- noisy max / top-k (pure DP)
 
-def _scores(case: AuditCase) -> tuple[tuple[tuple[mpq, ...], ...], bool]:
-    """The score vectors of ``inputs`` (integers, or doubles as {f64}), one length, and
-    whether they are doubles."""
-    if case.inputs is None or len(case.inputs) < 2:
-        raise InvalidArgument("inputs: list at least two score vectors (the finite universe "
-                              "of the audit)", argument="inputs")
-    rows: list[tuple[mpq, ...]] = []
-    floats: set[bool] = set()
-    for x in case.inputs:
-        if not isinstance(x, tuple) or not x:
-            raise InvalidArgument(f"inputs: {x!r:.40} is not a list of scores",
-                                  argument="inputs", value=x)
-        for v in x:
-            if isinstance(v, F64):
-                floats.add(True)
-            elif isinstance(v, int) and not isinstance(v, bool):
-                floats.add(False)
-            else:
-                raise InvalidArgument(f"inputs: score {v!r:.40} is neither an integer nor "
-                                      f"a double", argument="inputs", value=v)
-        rows.append(tuple(v.exact if isinstance(v, F64) else mpq(v) for v in x))
-    if len({len(r) for r in rows}) != 1 or len(floats) != 1:
-        raise InvalidArgument("inputs: score vectors of one length and one type",
-                              argument="inputs")
-    return tuple(dict.fromkeys(rows)), floats.pop()
-
-
 def noisy_max_row(case: AuditCase) -> AuditRow:
     """``make_noisy_max`` / ``make_noisy_top_k`` with ``MaxDivergence``."""
     top_k = case.constructor == "make_noisy_top_k"
@@ -272,7 +245,7 @@ def noisy_max_row(case: AuditCase) -> AuditRow:
     scale = scale_arg(case)
     k = int_arg(case, "args.k", case.arg("k"), 1, U32[1]) if top_k else 1
     negate, monotonic = bool_option(case, "negate"), bool_option(case, "monotonic")
-    universe, floats = _scores(case)
+    universe, floats = score_vectors(case)
     kind = float if floats else int
     domain = dp.vector_domain(dp.atom_domain(T=kind, nan=False) if floats
                               else dp.atom_domain(T=kind))
@@ -295,7 +268,7 @@ def noisy_max_row(case: AuditCase) -> AuditRow:
                         (f"undecided: {exc}",))
     x, y, out = answer.witness
     back = (lambda v: -v) if negate else (lambda v: v)
-    shown = tuple(_given(case, tuple(back(v) for v in z)) for z in (x, y))
+    shown = tuple(given_input(case, tuple(back(v) for v in z)) for z in (x, y))
     release = out if top_k else out[0]
     witness = {"inputs": shown, "outputs": [release]}
     tight: Epsilon | Enclosure
@@ -312,15 +285,6 @@ def noisy_max_row(case: AuditCase) -> AuditRow:
                      f"tight δ at the claimed ε = {answer.delta}",
                      f"{answer.pairs} ordered pairs at L∞ distance ≤ {format_rational(d_in)}"
                      f"{' (monotonic)' if monotonic else ''}"))
-
-
-def _given(case: AuditCase, scores: tuple[mpq, ...]) -> tuple:
-    """The score vector of ``inputs`` whose exact values are ``scores``, as the config gave
-    it (integers or doubles), so that it can be handed back to the library."""
-    for x in case.inputs or ():
-        if tuple(v.exact if isinstance(v, F64) else mpq(v) for v in x) == scores:
-            return tuple(x)
-    raise AssertionError("a witness is one of the inputs")  # pragma: no cover
 
 
 def _closed(x: ExpSum, prec: int) -> tuple[mpq, mpq]:

@@ -37,13 +37,15 @@ from math import factorial
 
 from gmpy2 import mpq
 
+from verifier.audit.case import AuditCase
+from verifier.core.binary64 import F64
 from verifier.core.certified import MAX_PRECISION, Certified, log_bounds
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument, Undecided
 from verifier.core.expsum import ExpSum
 
 __all__ = ["pf_round", "top_k_law", "NoisyMaxAnswer", "noisy_max_answer", "linf_related",
-           "MAX_CANDIDATES", "MAX_OUTPUTS"]
+           "score_vectors", "given_input", "MAX_CANDIDATES", "MAX_OUTPUTS"]
 
 MAX_CANDIDATES = 8
 MAX_OUTPUTS = 5_000  # ordered releases × input pairs
@@ -185,3 +187,39 @@ def noisy_max_answer(inputs: Sequence[tuple[mpq, ...]], rate: mpq, k: int, d_in:
 def _nats(eps: Epsilon) -> mpq:
     assert eps.nats is not None  # a finite ε is ln(base) or a number of nats
     return eps.nats
+
+
+def score_vectors(case: AuditCase) -> tuple[tuple[tuple[mpq, ...], ...], bool]:
+    """The score vectors of ``inputs`` (integers, or doubles as {f64}), one length, and
+    whether they are doubles."""
+    if case.inputs is None or len(case.inputs) < 2:
+        raise InvalidArgument("inputs: list at least two score vectors (the finite universe "
+                              "of the audit)", argument="inputs")
+    rows: list[tuple[mpq, ...]] = []
+    floats: set[bool] = set()
+    for x in case.inputs:
+        if not isinstance(x, tuple) or not x:
+            raise InvalidArgument(f"inputs: {x!r:.40} is not a list of scores",
+                                  argument="inputs", value=x)
+        for v in x:
+            if isinstance(v, F64):
+                floats.add(True)
+            elif isinstance(v, int) and not isinstance(v, bool):
+                floats.add(False)
+            else:
+                raise InvalidArgument(f"inputs: score {v!r:.40} is neither an integer nor "
+                                      f"a double", argument="inputs", value=v)
+        rows.append(tuple(v.exact if isinstance(v, F64) else mpq(v) for v in x))
+    if len({len(r) for r in rows}) != 1 or len(floats) != 1:
+        raise InvalidArgument("inputs: score vectors of one length and one type",
+                              argument="inputs")
+    return tuple(dict.fromkeys(rows)), floats.pop()
+
+
+def given_input(case: AuditCase, scores: tuple[mpq, ...]) -> tuple:
+    """The score vector of ``inputs`` whose exact values are ``scores``, as the config gave
+    it (integers or doubles), so that it can be handed back to the library."""
+    for x in case.inputs or ():
+        if tuple(v.exact if isinstance(v, F64) else mpq(v) for v in x) == scores:
+            return tuple(x)
+    raise AssertionError("a witness is one of the inputs")  # pragma: no cover

@@ -4,7 +4,8 @@ decided the case on, over the same outcomes.
 Randomized response and the bounded geometric have finite rational laws, given exactly.
 Noisy max / top-k has finitely many outcomes with exponential-sum masses; the discrete
 Laplace and Gaussian laws (``make_laplace``, ``make_geometric`` without bounds,
-``make_gaussian`` on an integer, and the Laplace and Gaussian thresholds) have transcendental masses
+``make_gaussian`` on an integer or on a double's lattice, by lattice index, and the Laplace
+and Gaussian thresholds) have transcendental masses
 and infinitely many outcomes. For the goodness-of-fit test only, the outcomes within ``TAIL``
 of the centre (or above the threshold) are kept one by one and the rest pooled into tail
 cells, and each mass is the midpoint of its certified enclosure at ``PRECISION`` bits, scaled
@@ -21,8 +22,10 @@ from gmpy2 import mpq
 from verifier.audit.adapters import opendp_args as od
 from verifier.audit.adapters import opendp_laws as laws
 from verifier.audit.adapters.opendp_exp import geometric_alphas
+from verifier.audit.adapters.opendp_float_noise import lattice_draws, lattice_of
 from verifier.audit.adapters.opendp_noise import bounds
 from verifier.audit.adapters.opendp_noisy_max import top_k_law
+from verifier.audit.adapters.opendp_noisy_max_zcdp import softmax_cells
 from verifier.audit.adapters.opendp_rr import bits, bitvec_flip, categories
 from verifier.audit.case import AuditCase
 from verifier.core.binary64 import F64
@@ -119,6 +122,10 @@ def _scores(x: object) -> tuple[int | F64, ...]:
     return x
 
 
+def _zcdp(case: AuditCase) -> bool:
+    return case.args.get("output_measure") == "zero_concentrated_divergence"
+
+
 def _top_k_cells(case: AuditCase, x: object) -> Dist:
     scores = tuple(v.exact if isinstance(v, F64) else mpq(v) for v in _scores(x))
     if od.bool_option(case, "negate"):
@@ -126,6 +133,9 @@ def _top_k_cells(case: AuditCase, x: object) -> Dist:
     k = od.int_arg(case, "args.k", case.arg("k")) if case.constructor == "make_noisy_top_k" \
         else 1
     rate = 1 / od.double_arg(case, "scale").exact
+    if _zcdp(case):
+        return _normalised(softmax_cells(scores, rate, k, k > 1 or
+                                         case.constructor == "make_noisy_top_k"))
     one = ExpSum.constant(1)
     cells: dict[Hashable, mpq] = {}
     for out, mass in top_k_law(scores, rate, k).items():
@@ -144,8 +154,9 @@ def _top_k_draws(case: AuditCase, x: object, n: int) -> list[Hashable]:
     metric = dp.linf_distance(T=kind, monotonic=od.bool_option(case, "monotonic"))
     top_k = case.constructor == "make_noisy_top_k"
     extra = {"k": od.int_arg(case, "args.k", case.arg("k"))} if top_k else {}
+    measure = dp.zero_concentrated_divergence() if _zcdp(case) else dp.max_divergence()
     meas = getattr(dp.m, case.constructor)(
-        domain, metric, dp.max_divergence(), scale=od.double_arg(case, "scale").double,
+        domain, metric, measure, scale=od.double_arg(case, "scale").double,
         negate=od.bool_option(case, "negate"), **extra)
     arg = [v.double if isinstance(v, F64) else v for v in scores]
     return [tuple(meas(arg)) if top_k else meas(arg) for _ in range(n)]
@@ -167,6 +178,10 @@ def law(case: AuditCase, x: object) -> Dist:
                                   argument="args.scale")
         lower, upper = bounds(case)
         return laws.ct_geometric(_integer(x), alphas[0], lower, upper)
+    if c in NOISE and "T" in case.args:  # a float input: the law on its lattice, by index
+        _, centre, scale = lattice_of(case, x)
+        noise = discrete_gaussian(scale) if c in GAUSSIAN else discrete_laplace(scale)
+        return _noise_cells(noise, centre)
     if c in NOISE:
         return _noise_cells(_noise(case), _integer(x))
     if c in TOP_K:
@@ -200,6 +215,10 @@ def sample(case: AuditCase, x: object, n: int) -> Sequence[Hashable]:
         packed = np.packbits(np.array(bits(x), dtype=np.uint8))
         return [tuple(int(b) for b in np.unpackbits(np.frombuffer(meas(packed), np.uint8)))
                 for _ in range(n)]
+    if c in NOISE and "T" in case.args:
+        lattice_of(case, x)
+        assert isinstance(x, F64)
+        return lattice_draws(case, x, n)
     scale = od.double_arg(case, "scale").double
     if c == "make_geometric" and "bounds" in case.args:
         meas = dp.m.make_geometric(dp.atom_domain(T=int), dp.absolute_distance(T=int),
