@@ -22,6 +22,7 @@ from verifier import Dist, independent, mechanism
 
 @pytest.mark.parametrize("theorem", RECORDS, ids=[t.name for t in RECORDS])
 @pytest.mark.slow
+@pytest.mark.xdist_group("theorems")  # the worker that renders docs/theorems.md from them
 def test_theorem_on_family(theorem: Theorem):
     """Each record once per process (the registry keeps the result for docs/theorems.md)."""
     tally, status, _ = outcome(theorem)

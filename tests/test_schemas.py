@@ -74,6 +74,7 @@ def test_guess_json_matches_its_schema():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("theorems")  # the records' results, computed once on that worker
 def test_theorems_json_matches_its_schema():
     from proofs.registry import rows  # the rows the test run computes once
 

@@ -10,6 +10,9 @@ import pytest
 
 from proofs.registry import RECORDS, markdown, passed, rows
 
+# one worker runs every test that reads the records (pyproject: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("theorems")
+
 DOC = Path(__file__).resolve().parent.parent / "docs" / "theorems.md"
 
 
