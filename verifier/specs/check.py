@@ -207,7 +207,7 @@ def _read(doc: Document, search_dir: Path | None, command: str,
 
     mech_t = doc.table("mechanism", required=True)
     if "kind" not in mech_t:
-        raise mech_t.fail("kind", "missing: name the mechanism kind")
+        raise mech_t.missing("kind", "missing: name the mechanism kind")
     try:
         mech = build_mechanism(mech_t.get("kind"), mech_t.rest("kind"), values, where,
                                paths=budget.max_paths)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from gmpy2 import mpq
 
 from verifier.core.epsilon import Epsilon, parse_epsilon
-from verifier.core.errors import SpecError
+from verifier.core.errors import SpecError, did_you_mean
 from verifier.core.numbers import probability
 from verifier.model.expnoise import NOISE_KINDS, ExpNoise, discrete_gaussian, discrete_laplace
 from verifier.model.expnoise_zoo import ZOO_KINDS
@@ -76,7 +76,9 @@ def read_noise_spec(raw: Mapping, file: str | None, command: str
     for name in raw:
         if name not in ("data", "mechanism", "query"):
             raise SpecError(f"a {kind} spec is decided for dp under replace-one neighbours of "
-                            f"[data]; [{name}] is not applied to it: remove it", file=file,
+                            f"[data]; [{name}] is not applied to it: remove it"
+                            f"{did_you_mean(name, ('data', 'mechanism', 'query', 'input'))}",
+                            file=file,
                             key=f"[{name}]", value=raw[name])
     doc = Document(raw, file)
     data = doc.table("data", required=True)

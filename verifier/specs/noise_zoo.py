@@ -31,7 +31,7 @@ from gmpy2 import mpq
 
 from verifier.core.budget import Budget, budget_from_limits
 from verifier.core.epsilon import Epsilon, parse_epsilon
-from verifier.core.errors import SpecError
+from verifier.core.errors import SpecError, did_you_mean
 from verifier.core.numbers import nonnegative, positive, probability
 from verifier.model.expnoise_vector import (
     CoordinateGaussian,
@@ -50,6 +50,7 @@ _KEYS = {"noisy_max": {"kind", "noise", "scale", "release", "lo", "hi"},
          "above_threshold": {"kind", "noise", "scale", "threshold", "threshold_scale",
                              "compare", "release", "lo", "hi"}}
 RELEASES = ("index", "index_and_value")
+_TABLES = ("input", "neighbours", "mechanism", "query", "limits")
 
 
 @dataclass(frozen=True)
@@ -145,9 +146,10 @@ def read_coordinate_spec(raw: Mapping, file: str | None, command: str) -> Choice
 
 def _tables(raw: Mapping, file: str | None, kind: str) -> None:
     for name in raw:
-        if name not in ("input", "neighbours", "mechanism", "query", "limits"):
+        if name not in _TABLES:
             raise SpecError(f"a {kind} spec over [input] vectors is decided for dp under their "
-                            f"[neighbours]; [{name}] is not applied to it: remove it",
+                            f"[neighbours]; [{name}] is not applied to it: remove it"
+                            f"{did_you_mean(name, _TABLES)}",
                             file=file, key=f"[{name}]", value=raw[name])
 
 
