@@ -35,9 +35,11 @@ from verifier.specs.keys import MISSING, Document, doubles, integer_value
 from verifier.specs.noise_zoo import ChoiceProblem, read_choice_spec, read_coordinate_spec
 from verifier.specs.renyi import RENYI_KEYS, read_notions, read_renyi
 
-__all__ = ["NoiseProblem", "is_noise_spec", "read_noise_spec"]
+__all__ = ["NoiseProblem", "is_noise_spec", "read_noise_spec", "NOISE_KEYS"]
 
 _PARAMETER = {"discrete_laplace": "scale", "discrete_gaussian": "sigma"}
+# kind -> the keys of [mechanism] besides kind (noise on the sum of [data] records)
+NOISE_KEYS = {kind: frozenset({param, "lo", "hi"}) for kind, param in _PARAMETER.items()}
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def read_noise_spec(raw: Mapping, file: str | None, command: str
     data.only({"records", "values"}, "[data] of a noise spec")
     mech = doc.table("mechanism", required=True)
     param = _PARAMETER[kind]
-    mech.only({"kind", param, "lo", "hi"}, f"kind {kind!r}")
+    mech.only({"kind", *NOISE_KEYS[kind]}, f"kind {kind!r}")
     mech.string("kind")
     query = doc.table("query", required=True)
     query.only({"epsilon", "delta", "notions", *RENYI_KEYS})
