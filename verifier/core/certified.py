@@ -198,6 +198,8 @@ def shown_decimal(value: object, digits: int = 6) -> str:
     if isinstance(value, Rational):  # int, Fraction, mpq
         x = mpq(value)
         text = decimal_string(x, digits)
+        if mpq(text) == x:  # the decimal is the value itself
+            return text
         enclose = lambda prec: (x, x)  # noqa: E731
     elif isinstance(value, Certified):
         enclose = value.enclose
