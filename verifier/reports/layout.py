@@ -53,8 +53,15 @@ def rows(c: Console, title: str, columns: Sequence[str],
     lines."""
     widths = [max([max(cell_len(w) for w in col.split()), *(_width(r[j]) for r in cells)])
               for j, col in enumerate(columns)]
-    if sum(widths) + 3 * len(columns) + 1 <= c.width:
+    spare = c.width - (sum(widths) + 3 * len(columns) + 1)
+    if spare >= 0:
+        for j, col in enumerate(columns):  # room left: headers on one line, left first
+            grow = min(spare, max(0, cell_len(col) - widths[j]))
+            widths[j] += grow
+            spare -= grow
         out = table(title, columns, keep_first=True)
+        for column, width in zip(out.columns, widths, strict=True):
+            column.width = width  # a header wraps between its words, a value never
         for r in cells:
             out.add_row(*r)
         c.print(out)
