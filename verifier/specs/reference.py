@@ -252,8 +252,8 @@ def undocumented() -> list[str]:
             if required is not None:
                 out += [f"{title}: {kind}.{k} required" for k, key in documented.items()
                         if (key.default == REQUIRED) != (k in required)]
-    for table, keys in declared().items():
-        out += [f"[{table}].{k}" for k in sorted(keys ^ set(_TABLE_KEYS.get(table, {})))]
+    for table, names in declared().items():
+        out += [f"[{table}].{k}" for k in sorted(names ^ set(_TABLE_KEYS.get(table, {})))]
     return out
 
 
