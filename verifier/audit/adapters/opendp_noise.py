@@ -311,8 +311,7 @@ def noisy_max_row(case: AuditCase) -> AuditRow:
                      f"tight ε = {answer.epsilon_text} (largest log-ratio, output {release})",
                      f"tight δ at the claimed ε = {answer.delta}",
                      f"{counted(answer.pairs, 'ordered pair')} at L∞ distance ≤ "
-                     f"{format_rational(d_in)}"
-                     f"{' (monotonic)' if monotonic else ''}"))
+                     f"{format_rational(d_in)}{' (monotonic)' if monotonic else ''}"))
 
 
 def _given(case: AuditCase, scores: tuple[mpq, ...]) -> tuple:
