@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from verifier.commands.app import verdict
 from verifier.commands.common import echo, print_json
+from verifier.core.certified import shown_decimal
 from verifier.core.numbers import counted
 from verifier.model.expnoise_vector import CoordinateGaussian
 from verifier.notions.dp.noise_check import check_noise_dp
@@ -105,6 +106,8 @@ def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool) -> int:
                         ("epsilon", f"tight ε at δ = {s.delta}")):
         exact = out["exactness"][name] == "exact"
         enc = out["enclosure"][name]
+        if name == "delta":  # near 1: its distance to 1 (the display rule of every δ)
+            out["approx"][name] = shown_decimal(r.delta_enclosure)
         if exact and len(out[name]) > _LONG:
             shown = (f"≈ {out['approx'][name]} (certified; the exact expression, "
                      f"{len(out[name])} characters, is in --json)")
