@@ -105,7 +105,9 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    """The public names and the module's dunders (not its imports, ``TYPE_CHECKING`` or
+    ``annotations``: completion offers what the package exports)."""
+    return sorted({n for n in globals() if n.startswith("__")} | set(__all__))
 
 
 if TYPE_CHECKING:  # the same names, as the type checker sees them
