@@ -130,3 +130,12 @@ def test_wrapped_hangs_continuations_under_the_value():
     assert all(len(x) <= 40 for x in lines) and len(lines) == 4  # 6 + 6 + 6 + 2 words
     assert all(x.startswith(" " * 11 + "word") for x in lines[1:])
     assert wrapped("short line") == "short line"
+
+
+def test_a_mechanism_repr_shows_no_function_address():
+    from verifier import mechanism, randomized_response
+
+    assert repr(randomized_response("3/4", [0, 1])) == (
+        "Mechanism(name='randomized_response', params={'truth': mpq(3,4), 'values': [0, 1]}, "
+        "kind='randomized_response')")
+    assert " at 0x" not in repr(mechanism(lambda db: db[0], name="first"))

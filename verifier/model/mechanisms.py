@@ -76,13 +76,13 @@ class Mechanism:
     records without running the kernel (so that a budget refuses before any work).
     """
 
-    name: str
-    kernel: Callable[[Database], Dist]
+    name: str  # the functions below are left out of the repr (their addresses say nothing)
+    kernel: Callable[[Database], Dist] = field(repr=False)
     params: Mapping[str, object] = field(default_factory=dict)
-    on_counts: Callable[[Counts, int], Dist] | None = None
+    on_counts: Callable[[Counts, int], Dist] | None = field(default=None, repr=False)
     kind: str | None = None
-    outputs_bound: Callable[[int], int] | None = None
-    prefetch: Callable[[Iterable[Database]], None] | None = None
+    outputs_bound: Callable[[int], int] | None = field(default=None, repr=False)
+    prefetch: Callable[[Iterable[Database]], None] | None = field(default=None, repr=False)
 
     @property
     def symmetric(self) -> bool:
