@@ -139,3 +139,25 @@ def test_a_mechanism_repr_shows_no_function_address():
         "Mechanism(name='randomized_response', params={'truth': mpq(3,4), 'values': [0, 1]}, "
         "kind='randomized_response')")
     assert " at 0x" not in repr(mechanism(lambda db: db[0], name="first"))
+
+
+def test_coinciding_curves_are_drawn_in_distinct_styles(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from matplotlib.axes import Axes
+
+    from verifier.reports.curve_plot import plot_curve
+
+    drawn = []
+    original = Axes.plot
+
+    def record(self, *args, **kwargs):
+        if kwargs.get("label", "").endswith("exact δ(ε)"):
+            drawn.append((args[2], kwargs.get("linewidth")))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Axes, "plot", record)
+    rows = [{"notion": n, "epsilon_approx": e, "delta_approx": "0.25", "breakpoint": False}
+            for n in ("apkdp", "ppkdp", "noiseless") for e in ("0", "1")]  # one curve, thrice
+    plot_curve(rows, tmp_path / "c.png", title="t", epsilon="0", delta="0", claim=None,
+               fmt="png")
+    assert len(drawn) == 3 and len(set(drawn)) == 3

@@ -11,6 +11,8 @@ from verifier.reports.plot import LABELS, require_matplotlib
 
 __all__ = ["plot_curve"]
 
+_STYLES = ("-", "--", ":", "-.")
+
 
 def _f(text: str) -> float:
     return float(text)  # float ok: a plot coordinate from a certified decimal
@@ -32,8 +34,11 @@ def plot_curve(rows: Sequence[dict], path: str | Path, *, title: str, epsilon: s
         mine = [r for r in rows if r["notion"] == name]
         colour = f"C{k}"
         label = LABELS.get(name, name)
+        # coinciding curves (APK = PPK = noiseless) stay visible: each notion its own dash
+        # pattern, drawn thinner than the one before it, on top of it
         ax.plot([_f(r["epsilon_approx"]) for r in mine], [_f(r["delta_approx"]) for r in mine],
-                "-", color=colour, label=f"{label}: exact δ(ε)")
+                _STYLES[k % len(_STYLES)], color=colour, linewidth=max(3.2 - 0.9 * k, 1.0),
+                label=f"{label}: exact δ(ε)")
         marks = [r for r in mine if r["breakpoint"]]
         if marks:
             ax.plot([_f(r["epsilon_approx"]) for r in marks],
