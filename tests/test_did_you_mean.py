@@ -110,3 +110,12 @@ def test_did_you_mean_is_silent_when_nothing_is_close():
     assert did_you_mean("epsilom", ("delta", "epsilon")) == "; did you mean `epsilon`?"
     assert did_you_mean("prior", ("delta", "epsilon")) == ""
     assert did_you_mean(3, ("delta",)) == ""
+
+
+def test_a_misspelt_parameter_bound_gets_did_you_mean(tmp_path):
+    text = (EXAMPLES / "rr_symbolic.toml").read_text(encoding="utf-8")
+    spec = tmp_path / "rr_symbolic.toml"
+    spec.write_text(text.replace('t = { gt = "1/2"', 't = { gtt = "1/2"'), encoding="utf-8")
+    result = runner.invoke(app, ["reducible", str(spec)])
+    assert result.exit_code == 2
+    assert result.output.strip().endswith("; did you mean `gt`?"), result.output
