@@ -289,4 +289,4 @@ def test_json_follows_the_schema(tmp_path, monkeypatch):
 def test_terminal_report(tmp_path, monkeypatch):
     out = _cli(tmp_path, monkeypatch, _stand_in("unsound"))
     assert out.exit_code == 1
-    assert "verdict: unsound" in out.stdout and "tight epsilon: ln(2)" in out.stdout
+    assert "verdict: unsound" in out.stdout and "  tight ε    ln(2)\n" in out.stdout

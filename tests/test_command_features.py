@@ -1,7 +1,7 @@
 """Every command that reads a check spec × every key its readers know: honoured or refused.
 
 The keys are not listed here: they are the declarations of the reader
-(:data:`verifier.specs.check._TABLES`), so a key added there joins this matrix or fails
+(:data:`verifier.specs.check.TABLES`), so a key added there joins this matrix or fails
 :func:`test_every_known_key_has_a_change`. For each key, :data:`CHANGES` gives a base spec and a
 change that must move the answer of a command that applies the key (the reason beside each).
 Each cell runs the command on the base and on the changed spec and is classified by
@@ -32,7 +32,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from harness import assert_contract, invoke, write
 
-from verifier.specs.check import _TABLES
+from verifier.specs.check import TABLES
 
 # A thresholded count of 3 records (threshold 2); the attacker knows record 0, targets 2.
 PARTIAL = {"data": {"records": 3, "values": [0, 1], "prior": ["1/2", "1/2"]},
@@ -326,9 +326,9 @@ def _keys() -> list[str]:
     """Every key the check spec's reader declares (a table checked elsewhere, the mechanism
     or [parameters], counts as one key)."""
     out = []
-    for table, keys in _TABLES.items():
+    for table, keys in TABLES.items():
         out += [table] if keys is None else [f"{table}.{k}" for k in sorted(keys)]
-    if "parameters" not in _TABLES:  # a reader that does not declare it still meets it
+    if "parameters" not in TABLES:  # a reader that does not declare it still meets it
         out.append("parameters")
     return out
 

@@ -127,7 +127,7 @@ def test_geometric_family_under_add_remove_one_fails_everywhere():
     assert res.status == "fails"
     t = res.counterexample
     assert res.exact.delta.value == 1 / (1 + t) and str(res.exact.epsilon) == "inf"
-    assert res.neighbours == "add-remove-one over databases of 1 records over 2 values"
+    assert res.neighbours == "add-remove-one over databases of 1 record over 2 values"
 
 
 def test_no_neighbours_holds_vacuously():

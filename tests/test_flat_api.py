@@ -396,3 +396,12 @@ def test_enclosure_repr_encloses_the_exact_value():
     exact = (54 - 10 * mpmath.exp(mpmath.mpf(1) / 2)) / 64
     assert lo <= exact <= hi + 1e-6  # the upper end is truncated to six digits
     assert "(an enclosure)" in text and "grid: ln(" in text
+
+
+def test_dir_offers_only_the_public_names():
+    """Completion on ``verifier.`` offers what it exports, not ``TYPE_CHECKING``,
+    ``annotations`` or ``importlib``."""
+    import verifier
+
+    extra = {n for n in dir(verifier) if not n.startswith("__")} - set(verifier.__all__)
+    assert extra == set()

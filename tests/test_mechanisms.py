@@ -66,10 +66,12 @@ def test_user_function_point_mass_and_kernel():
 
 @pytest.mark.parametrize("kind, params, error, message", [
     ("laplace", {}, UnknownName, "kind = 'laplace' is not a mechanism kind; known kinds: "
-     "count, function, geometric_count, identity, mean, program, randomized_response, sum, "
-     "threshold_count"),
+     "above_threshold, count, discrete_gaussian, discrete_laplace, function, geometric_count, "
+     "identity, mean, noisy_max, program, randomized_response, sum, threshold_count; did you "
+     "mean `discrete_laplace`?"),
     ("threshold_count", {}, InvalidArgument, "mechanism kind 'threshold_count' needs threshold"),
-    ("count", {"threshold": 2}, InvalidArgument, "mechanism kind 'count' takes no key threshold"),
+    ("count", {"threshold": 2}, InvalidArgument, "mechanism kind 'count' takes no key threshold "
+     "(it takes counts)"),
     ("randomized_response", {"truth": "3/2"}, Exception, "truth = 3/2 is not a probability in "
      "[0, 1]"),
     ("geometric_count", {"alpha": "1"}, InvalidArgument, "alpha = 1 must lie strictly between "

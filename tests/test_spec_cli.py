@@ -66,8 +66,10 @@ BAD = [
      'truth = 0.75 is a float, which is not exact; write it as a string such as "0.75" or '
      '"3/4", or, to mean the double itself, {f64 = "0.75"} (verifier.f64 in Python)'),
     ("unknown-kind", RR.replace('"randomized_response"', '"laplace"'), "mechanism.kind",
-     "kind = 'laplace' is not a mechanism kind; known kinds: count, function, geometric_count, "
-     "identity, mean, program, randomized_response, sum, threshold_count"),
+     "kind = 'laplace' is not a mechanism kind; known kinds: above_threshold, count, "
+     "discrete_gaussian, discrete_laplace, function, geometric_count, identity, mean, "
+     "noisy_max, program, randomized_response, sum, threshold_count; did you mean "
+     "`discrete_laplace`?"),
     ("bad-epsilon", RR.replace('"ln(2)"', '"log(2)"'), "query.epsilon",
      "epsilon = 'log(2)' is not an ε; write \"ln(q)\" with rational q ≥ 1, a rational number "
      "of nats such as \"1/2\", \"0\" or \"inf\""),
@@ -83,7 +85,8 @@ BAD = [
     ("no-records", RR.replace("records = 3\n", ""), "data.records",
      "missing: the number of records n"),
     ("unknown-key", RR.replace("[query]", "[query]\nepsillon = 1"), "query.epsillon",
-     "unknown key; query takes delta, epsilon, notions, orders, rdp_epsilon, rho"),
+     "unknown key; query takes delta, epsilon, notions, orders, rdp_epsilon, rho; did you mean "
+     "`epsilon`?"),
     ("delta>1", RR.replace('delta = "0"', 'delta = "3/2"'), "query.delta",
      "delta = 3/2 is not a probability in [0, 1]"),
 ]

@@ -176,12 +176,13 @@ def verify_certificate_command(
                                                               RecursionError)) else exc  # rejection
         raise SpecError(f"not a certificate: {why}", file=str(file)) from None
     out = verify_certificate(cert)
+    from verifier.commands.common import echo
     for note in out.notes:
-        typer.echo(f"  {escape(note)}")
+        echo(f"  {escape(note)}")
     code, last = out.status
     if code == ERROR:  # one line on stderr naming the file and the first discrepancy
         raise SpecError(f"certificate {escape(last)}", file=str(file))
-    typer.echo(escape(last))
+    echo(escape(last))
     return code
 
 
@@ -213,7 +214,10 @@ def theorems(
     elif markdown:
         typer.echo(theorems_markdown(table), nl=False)
     else:
-        for r in table:
-            typer.echo(f"{r['id']:32} {r['status']:26} {r['instances']:>5} meaningful  "
-                       f"{r['seed']}")
+        from verifier.commands.common import echo
+        from verifier.core.numbers import counted
+        from verifier.reports.text import cite
+        for r in table:  # the record, its verdict, then the statement's source
+            echo(f"{r['id']:32} {r['status']} ({counted(r['instances'], 'meaningful instance')})"
+                 f"\n  {cite(r['seed'])}")
     return HOLDS if ok else FAILS

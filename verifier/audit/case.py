@@ -26,7 +26,7 @@ from verifier.core.binary64 import F64
 from verifier.core.certified import Certified
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
-from verifier.core.errors import InvalidArgument
+from verifier.core.errors import InvalidArgument, did_you_mean
 
 __all__ = ["AuditCase", "AuditRow", "CurvePoint", "Enclosure", "VERDICTS", "EXACTNESS", "Value",
            "ArgValue"]
@@ -106,12 +106,14 @@ class AuditCase:
         for key in self.args:
             if key not in args:
                 raise InvalidArgument(f"{self.library}.{self.constructor} takes no argument "
-                                      f"{key!r}; it takes {', '.join(args) or 'none'}",
+                                      f"{key!r}; it takes {', '.join(args) or 'none'}"
+                                      f"{did_you_mean(key, args)}",
                                       argument=f"args.{key}", value=self.args[key])
         for key in self.options:
             if key not in options:
                 raise InvalidArgument(f"{self.library}.{self.constructor} has no option "
-                                      f"{key!r}; it has {', '.join(options) or 'none'}",
+                                      f"{key!r}; it has {', '.join(options) or 'none'}"
+                                      f"{did_you_mean(key, options)}",
                                       argument=f"options.{key}", value=self.options[key])
         for key, used, value in (("d_in", d_in, self.d_in), ("compose", compose, self.compose),
                                  ("epsilon", epsilon, self.epsilon),

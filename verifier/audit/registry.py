@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from verifier.audit.case import AuditCase, AuditRow, CurvePoint
 from verifier.core.distribution import Dist
-from verifier.core.errors import UnknownName
+from verifier.core.errors import UnknownName, did_you_mean
 
 __all__ = ["Adapter", "ADAPTERS", "LIBRARIES", "adapter"]
 
@@ -70,7 +70,8 @@ def adapter(library: str) -> Adapter:
     """The adapter of ``library``, its library and adapter module imported now."""
     if library not in _MODULES:
         raise UnknownName(f"library {library!r} is not one plrv audits; it audits "
-                          f"{', '.join(LIBRARIES)}", argument="library", value=library)
+                          f"{', '.join(LIBRARIES)}{did_you_mean(library, LIBRARIES)}",
+                          argument="library", value=library)
     module, extra, adapter_module, attribute = _MODULES[library]
     if importlib.util.find_spec(module) is None:
         raise UnknownName(f"library {library!r}: the Python package {module!r} is not "

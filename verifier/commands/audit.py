@@ -48,5 +48,7 @@ def audit_config(config: Path, json_out: bool, conformance: int | None,
         from verifier.reports.audit import print_audit
         print_audit(result)
     if written is not None and not json_out:
-        print(f"report: {len(written)} unsound case(s) written to {report}")
+        from verifier.commands.common import echo
+        from verifier.core.numbers import counted
+        echo(f"report: {counted(len(written), 'unsound case')} written to {report}")
     return result.holds

@@ -7,9 +7,7 @@ with ``[parameters]`` is checked at a point, and the report says which."""
 
 from __future__ import annotations
 
-import typer
-
-from verifier.commands.common import print_json
+from verifier.commands.common import echo, print_json
 from verifier.notions.problem import CheckProblem
 
 __all__ = ["certified_check"]
@@ -26,6 +24,6 @@ def certified_check(s: CheckProblem, json_out: bool, note: str | None = None) ->
     else:
         from verifier.reports.terminal import print_certified
         if note:
-            typer.echo(f"parameters: {note}")
+            echo(f"parameters: {note}")
         print_certified(certified)
     return int(certified.exit_code)

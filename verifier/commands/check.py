@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-import typer
-
 from verifier.commands.app import verdict
 from verifier.commands.common import (
     check_outputs,
+    echo,
     full_needs_json,
     load_overridden,
     print_json,
@@ -130,7 +129,7 @@ def run_check(spec: Path, json_out: bool, full: bool, budget: int | None,
     else:
         from verifier.reports.terminal import print_check, print_closed_form
         if note:
-            typer.echo(f"parameters: {note}")
+            echo(f"parameters: {note}")
         print_check(s, report)
         if curves is not None:
             print_closed_form(curves)

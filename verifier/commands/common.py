@@ -108,6 +108,14 @@ def check_outputs(spec: Path | None = None,
         seen[p] = option
 
 
+def echo(text: str) -> None:
+    """A command's text output, folded at 80 columns
+    (:func:`verifier.reports.text.wrapped`)."""
+    from verifier.reports.text import wrapped
+
+    typer.echo(wrapped(text))
+
+
 def print_json(obj: object) -> None:
     from verifier.reports.json_out import dumps
 

@@ -28,6 +28,7 @@ from verifier.commands.common import (
     SpecArg,
     absolute,
     check_outputs,
+    echo,
     load_overridden,
     print_json,
 )
@@ -106,13 +107,13 @@ def curve(spec: SpecArg,
         print_json(out | ({"parameters": note} if note else {}))
     else:
         if note:
-            typer.echo(f"parameters: {note}")
+            echo(f"parameters: {note}")
         for line in curve_lines(curves, s.epsilon, s.delta):
-            typer.echo(line)
+            echo(line)
         if theirs is not None:
             from verifier.reports.curve import accountant_lines
             for line in accountant_lines(curves["dp"], samples, theirs["dp"], _INTERVAL):
-                typer.echo(line)
+                echo(line)
     return verdict(out["holds"])
 
 
@@ -156,12 +157,12 @@ def accountant_deltas(s, epsilons) -> list:
 def _write(rows: list[dict], csv_path: Path | None, plot_path: Path | None, s) -> None:
     """The sample rows as CSV and the plot, all or nothing (each file confirmed on stderr)."""
     from verifier.core.certified import decimal_string
-    from verifier.core.numbers import format_rational
+    from verifier.core.numbers import counted, format_rational
     from verifier.reports.curve_plot import plot_curve
     from verifier.reports.writers import write_curve
 
     eps, d = s.epsilon, s.delta
     claim = None if eps.infinite else (eps.approx(8), decimal_string(d, 8))
     write_curve(rows, csv_path, plot_path, lambda tmp, fmt: plot_curve(
-        rows, tmp, title=f"{s.mechanism.name}, {s.records} records", epsilon=str(eps),
-        delta=format_rational(d), claim=claim, fmt=fmt))
+        rows, tmp, title=f"{s.mechanism.name}, {counted(s.records, 'record')}",
+        epsilon=str(eps), delta=format_rational(d), claim=claim, fmt=fmt))

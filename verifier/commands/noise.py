@@ -8,10 +8,10 @@ where not exact) are refused there, never ignored.
 
 from __future__ import annotations
 
-import typer
-
 from verifier.commands.app import verdict
-from verifier.commands.common import print_json
+from verifier.commands.common import echo, print_json
+from verifier.core.certified import shown_decimal
+from verifier.core.numbers import counted
 from verifier.model.expnoise_vector import CoordinateGaussian
 from verifier.notions.dp.noise_check import check_noise_dp
 from verifier.specs.noise import NoiseProblem
@@ -83,27 +83,31 @@ def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool) -> int:
         else:
             r = check_choice_dp(s.choice, s.relation, s.epsilon, s.delta, s.limits)
         mechanism = f"{s.choice.describe()} over {s.relation.describe()}"
-        cases = f"{r.pairs} ordered pairs of neighbouring inputs"
+        cases = counted(r.pairs, "ordered pair of neighbouring inputs",
+                        "ordered pairs of neighbouring inputs")
     else:
         if s.renyi is not None:
             return _renyi(s, json_out)
         r = check_noise_dp(s.noise, s.values, s.records, s.epsilon, s.delta)
-        mechanism = f"sum of {s.records} records over {list(s.values)} + {s.noise.describe()}"
-        cases = f"{r.pairs} pairs of neighbouring sums"
+        mechanism = (f"sum of {counted(s.records, 'record')} over {list(s.values)} + "
+                     f"{s.noise.describe()}")
+        cases = counted(r.pairs, "pair of neighbouring sums", "pairs of neighbouring sums")
     if json_out:
         print_json(noise_json(s, r))
         return verdict(r.holds)
     out = noise_json(s, r)["dp"]
     verdict_text = {True: "holds", False: "does not hold", None: "unknown (not decided)"}
-    typer.echo(f"mechanism  {mechanism}")
-    typer.echo(f"claim      ε = {s.epsilon}, δ = {s.delta}")
+    echo(f"mechanism  {mechanism}")
+    echo(f"claim      ε = {s.epsilon}, δ = {s.delta}")
     for key, d in s.doubles:
-        typer.echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")
-    typer.echo(f"dp         {verdict_text[r.holds]} ({cases})")
+        echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")
+    echo(f"dp         {verdict_text[r.holds]} ({cases})")
     for name, label in (("delta", f"tight δ at ε = {s.epsilon}"),
                         ("epsilon", f"tight ε at δ = {s.delta}")):
         exact = out["exactness"][name] == "exact"
         enc = out["enclosure"][name]
+        if name == "delta":  # near 1: its distance to 1 (the display rule of every δ)
+            out["approx"][name] = shown_decimal(r.delta_enclosure)
         if exact and len(out[name]) > _LONG:
             shown = (f"≈ {out['approx'][name]} (certified; the exact expression, "
                      f"{len(out[name])} characters, is in --json)")
@@ -112,13 +116,13 @@ def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool) -> int:
         else:
             shown = (f"≈ {out['approx'][name]} (a certified enclosure, not exact: "
                      f"[{enc[0]}, {enc[1]}] in full in --json)" if enc else out["approx"][name])
-        typer.echo(f"{label}: {shown}")
+        echo(f"{label}: {shown}")
     side = "witness" if r.holds is False else "worst case"
     what = "inputs" if isinstance(s, ChoiceProblem) else "centres"
     if not r.witness:
-        typer.echo(f"note       dp holds {' '.join(r.notes)}")
+        echo(f"note       dp holds {' '.join(r.notes)}")
         return verdict(r.holds)
-    typer.echo(f"{side}  {what} {r.witness[0]} and {r.witness[1]}")
+    echo(f"{side}  {what} {r.witness[0]} and {r.witness[1]}")
     return verdict(r.holds)
 
 
@@ -133,10 +137,10 @@ def _renyi(s: NoiseProblem, json_out: bool) -> int:
     if json_out:
         print_json(out)
         return verdict(report.holds)
-    typer.echo(f"mechanism  sum of {s.records} records over {list(s.values)} + "
+    echo(f"mechanism  sum of {counted(s.records, 'record')} over {list(s.values)} + "
                f"{s.noise.describe()}")
     for key, d in s.doubles:
-        typer.echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")
+        echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")
     for label, text in renyi_lines(out, report.info):
-        typer.echo(f"{label:<10} {text}")
+        echo(f"{label:<10} {text}")
     return verdict(report.holds)

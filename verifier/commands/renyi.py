@@ -7,10 +7,8 @@ refused there. A spec with ``[parameters]`` is checked at a point, and the repor
 
 from __future__ import annotations
 
-import typer
-
 from verifier.commands.app import verdict
-from verifier.commands.common import print_json
+from verifier.commands.common import echo, print_json
 from verifier.notions.dp.neighbours import relation_cases, replace_one
 from verifier.notions.problem import CheckProblem
 from verifier.notions.registry import PARTIAL_RENYI
@@ -44,10 +42,10 @@ def renyi_check(s: CheckProblem, json_out: bool, note: str | None = None,
         print_json(out | ({"parameters": note} if note else {}))
         return verdict(report.holds)
     if note:
-        typer.echo(f"parameters: {note}")
-    typer.echo(f"mechanism  {s.mechanism.describe()}")
+        echo(f"parameters: {note}")
+    echo(f"mechanism  {s.mechanism.describe()}")
     for key, d in s.doubles:
-        typer.echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")
+        echo(f"double     {key} = {d} ({d.hex}) is read as exactly {d.exact}")
     for label, text in renyi_lines(out, report.info):
-        typer.echo(f"{label:<10} {text}")
+        echo(f"{label:<10} {text}")
     return verdict(report.holds)

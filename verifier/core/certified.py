@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from numbers import Rational
 from typing import Protocol
 
 import gmpy2
@@ -20,8 +21,8 @@ from verifier.core.numbers import format_rational
 from verifier.core.numbers import sign as _sign
 
 __all__ = ["Certified", "exp_bounds", "log_bounds", "sqrt_bounds", "compare_exp",
-           "sign_affine_exp", "decimal_string", "certified_decimal", "MAX_PRECISION",
-           "nearest_float", "to_float"]
+           "sign_affine_exp", "decimal_string", "certified_decimal", "shown_decimal",
+           "MAX_PRECISION", "nearest_float", "to_float"]
 
 MAX_PRECISION = 1 << 20  # bits; far beyond any separation met in practice
 _MAX_PRECISION = MAX_PRECISION
@@ -176,6 +177,44 @@ def certified_decimal(enclose: Callable[[int], tuple[mpq, mpq]], digits: int = 6
         prec *= 2
     lo, hi = enclose(max_precision)
     return f"[{decimal_string(lo, digits)}, {decimal_string(hi, digits)}]"
+
+
+def shown_decimal(value: object, digits: int = 6) -> str:
+    """The decimal every text output shows for a number: its certified truncation to
+    ``digits`` significant digits, except within ``10^−digits`` below 1, where the
+    truncation (``0.999999``) would hide how far from 1 the value is: there it is ``1 −``
+    the certified truncation of ``1 − value`` (``1 − 6.2e-29``). Near 0 the truncation
+    already keeps ``digits`` significant digits (``6.2e-29``).
+
+    ``value`` is a rational, an object with rational enclosures ``bounds(prec)`` (a δ
+    ``A − C·e^ε``), a :class:`Certified`, or any object with ``approx(digits)`` (shown as
+    it is: an ε is not bounded by 1).
+
+    >>> shown_decimal(mpq(1, 3)), shown_decimal(1 - mpq(62, 10**30)), shown_decimal(mpq(1))
+    ('0.333333', '1 − 6.2e-29', '1')
+    >>> shown_decimal(mpq(9999995, 10**7)), shown_decimal(mpq(62, 10**30))
+    ('1 − 5e-7', '6.2e-29')
+    """
+    enclose: Callable[[int], tuple[mpq, mpq]] | None = None
+    if isinstance(value, Rational):  # int, Fraction, mpq
+        x = mpq(value)
+        text = decimal_string(x, digits)
+        if mpq(text) == x:  # the decimal is the value itself
+            return text
+        enclose = lambda prec: (x, x)  # noqa: E731
+    elif isinstance(value, Certified):
+        enclose = value.enclose
+        text = certified_decimal(enclose, digits, _CERTIFIED_PREC)
+    elif callable(getattr(value, "bounds", None)):
+        enclose = value.bounds  # type: ignore[attr-defined]
+        text = certified_decimal(enclose, digits)
+    else:
+        return str(value.approx(digits))  # type: ignore[attr-defined]
+    if text != "0." + "9" * digits:
+        return text
+    outer = enclose
+    rest = certified_decimal(lambda prec: (1 - outer(prec)[1], 1 - outer(prec)[0]), digits)
+    return f"1 − {rest}"
 
 
 def _agreeing_decimal(lo: mpq, hi: mpq, digits: int) -> str | None:

@@ -8,6 +8,9 @@ parse it back out of the message.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from difflib import get_close_matches
+
 __all__ = [
     "VerifierError",
     "InvalidNumber",
@@ -24,6 +27,7 @@ __all__ = [
     "SpecError",
     "UserCodeError",
     "NO_VALUE",
+    "did_you_mean",
 ]
 
 
@@ -35,6 +39,22 @@ class _NoValue:
 
 
 NO_VALUE = _NoValue()
+
+
+def did_you_mean(word: object, known: Iterable[str]) -> str:
+    """``"; did you mean `w`?"`` for the known name closest to a misspelt ``word``
+    (:func:`difflib.get_close_matches`, its default cutoff 0.6), else ``""``: the tail of
+    a message that refuses an unknown key, table or kind.
+
+    >>> did_you_mean("epsilom", ["delta", "epsilon", "notions"])
+    '; did you mean `epsilon`?'
+    >>> did_you_mean("zzz", ["delta", "epsilon"])
+    ''
+    """
+    if not isinstance(word, str):
+        return ""
+    close = get_close_matches(word, sorted(set(known)), n=1)
+    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 class VerifierError(Exception):

@@ -25,7 +25,7 @@ from verifier.core.errors import InvalidArgument, InvalidNumber, OutOfRange
 
 __all__ = ["Rational", "rational", "probability", "open_unit", "positive", "nonnegative",
            "integer", "positive_int", "boolean", "is_number_text", "format_rational", "sign",
-           "MAX_EXPONENT", "MAX_TEXT"]
+           "MAX_EXPONENT", "MAX_TEXT", "counted"]
 
 Rational = type(mpq(0))
 _MPZ = type(mpz(0))
@@ -228,3 +228,22 @@ def format_rational(x: mpq) -> str:
 def sign(x) -> int:
     """−1, 0 or 1: the sign of an exact number."""
     return (x > 0) - (x < 0)
+
+
+
+def counted(n: object, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the number it takes — ``1 record``, ``2 records``, ``0 records``
+    — (``plural`` when it is not the noun and ``s``); ``n`` may be a number or its text
+    (``2^20``: plural). The one helper every message and report uses for a count with its
+    noun.
+
+    >>> counted(1, "record"), counted(2, "record"), counted(0, "instance")
+    ('1 record', '2 records', '0 instances')
+    >>> counted(1, "pair of neighbouring sums", "pairs of neighbouring sums")
+    '1 pair of neighbouring sums'
+    >>> counted("2^20", "database")
+    '2^20 databases'
+    """
+    if n == 1 or n == "1":
+        return f"{n} {noun}"
+    return f"{n} {plural if plural is not None else noun + 's'}"

@@ -21,6 +21,7 @@ from verifier.core.budget import (
     format_size,
 )
 from verifier.core.errors import InvalidArgument
+from verifier.core.numbers import counted
 from verifier.engines.counts import Progress, count_estimate, count_memory_floor, count_tables
 from verifier.engines.joint import JointTable, brute_force_tables
 from verifier.model.data import DataModel, IndependentData
@@ -106,7 +107,7 @@ def brute_work(data: DataModel, mech: Mechanism, know: Knowledge, targets: Seque
 def _brute(data, mech, know, targets, budget, progress=None):
     d = brute_work(data, mech, know, targets, budget)
     tables = brute_force_tables(data, mech, know, targets, budget, progress)
-    return tables, f"brute force: {format_size(d)} databases enumerated"
+    return tables, f"brute force: {counted(format_size(d), 'database')} enumerated"
 
 
 def _counts(data, mech, know, targets, budget, progress=None):
@@ -125,9 +126,10 @@ def _counts(data, mech, know, targets, budget, progress=None):
     tables = count_tables(data, mech, know, targets, budget, progress)
     m = len(know.known or ())
     k = len(data.values)
-    return tables, (f"count engine: {format_size(work)} combinations of counts "
-                    f"({len(targets)} target(s), {m} known and {data.n - 1 - m} other records); "
-                    f"brute force would enumerate {format_power(k, data.n)} databases")
+    return tables, (f"count engine: {counted(format_size(work), 'combination')} of counts "
+                    f"({counted(len(targets), 'target')}, {m} known and "
+                    f"{counted(data.n - 1 - m, 'other record')}); brute force would "
+                    f"enumerate {counted(format_power(k, data.n), 'database')}")
 
 
 def build_tables(engine: str = "auto", progress: Progress | None = None) -> Builder:

@@ -18,6 +18,7 @@ from gmpy2 import lcm, mpq, mpz
 from verifier.core.budget import Budget
 from verifier.core.distribution import Dist, sort_key
 from verifier.core.errors import InvalidArgument
+from verifier.core.numbers import counted
 from verifier.model.data import DataModel
 from verifier.model.knowledge import NOTHING, Knowledge
 from verifier.model.mechanisms import Mechanism
@@ -123,7 +124,8 @@ def check_targets(targets: object, n: int) -> tuple[int, ...]:
             raise InvalidArgument(f"target {i!r} is not an integer index")
         if not 0 <= i < n:
             raise InvalidArgument(
-                f"target {i} is out of range for {n} records (indices are 0..{n - 1})"
+                f"target {i} is out of range for {counted(n, 'record')} (indices are "
+                f"0..{n - 1})"
             )
         out.append(i)
     if not out:

@@ -32,7 +32,7 @@ from gmpy2 import mpq
 from verifier.core.budget import Budget, format_size
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument, InvalidDistribution
-from verifier.core.numbers import positive, rational
+from verifier.core.numbers import counted, positive, rational
 
 __all__ = ["GuessModel", "TargetAdvantage", "advantage", "vulnerability"]
 
@@ -60,8 +60,8 @@ class GuessModel:
             raise InvalidArgument("domain values must all have the same number of attributes")
         k = dims.pop()
         if len(self.precisions) != k:
-            raise InvalidArgument(f"precision has {len(self.precisions)} values for {k} "
-                                  f"attribute(s)")
+            raise InvalidArgument(f"precision has {counted(len(self.precisions), 'value')} for "
+                                  f"{counted(k, 'attribute')}")
         for r in self.precisions:
             positive(r, "precision")
         if self.mode not in ("and", "or"):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from verifier.core.budget import Budget, check_database_count
 from verifier.core.distribution import Dist, sort_key
 from verifier.core.errors import InvalidArgument, InvalidDistribution, InvalidNumber
-from verifier.core.numbers import positive_int
+from verifier.core.numbers import counted, positive_int
 
 __all__ = ["check_domain", "check_records", "DataModel", "ExplicitData", "IndependentData",
            "iid", "independent", "explicit", "prior"]
@@ -62,7 +62,8 @@ def prior(weights: Sequence[object] | Mapping[Hashable, object] | Dist, values: 
         weights = list(weights)
         if len(weights) != len(domain):
             raise InvalidDistribution(
-                f"{name} has {len(weights)} weights for {len(domain)} values {list(domain)!r}"
+                f"{name} has {counted(len(weights), 'weight')} for "
+                f"{counted(len(domain), 'value')} {list(domain)!r}"
             )
         d = Dist(zip(domain, weights, strict=True), name=name)
     outside = [v for v in d.support if v not in domain]
@@ -97,7 +98,8 @@ class ExplicitData(DataModel):
         return self.dist
 
     def describe(self) -> str:
-        return f"explicit distribution over {len(self.dist)} databases of {self.n} records"
+        return (f"explicit distribution over {counted(len(self.dist), 'database')} of "
+                f"{counted(self.n, 'record')}")
 
 
 @dataclass(frozen=True, eq=False)

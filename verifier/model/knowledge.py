@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from verifier.core.distribution import Dist
 from verifier.core.errors import InvalidArgument
+from verifier.core.numbers import counted
 from verifier.model.program_enum import Enumerated
 from verifier.model.user_code import UserFunction, as_output_dist
 
@@ -51,7 +52,8 @@ class Knowledge:
         for j in self.known:
             if not 0 <= j < n:
                 raise InvalidArgument(
-                    f"known index {j} is out of range for {n} records (indices are 0..{n - 1})"
+                    f"known index {j} is out of range for {counted(n, 'record')} (indices are "
+                    f"0..{n - 1})"
                 )
         clash = sorted(set(self.known) & set(targets))
         if clash:

@@ -27,7 +27,7 @@ from pathlib import Path
 from gmpy2 import mpq
 
 from verifier.core.distribution import BOTTOM, Dist
-from verifier.core.errors import InvalidArgument, UnknownName, VerifierError
+from verifier.core.errors import InvalidArgument, UnknownName, VerifierError, did_you_mean
 from verifier.core.numbers import (
     boolean,
     format_rational,
@@ -36,6 +36,8 @@ from verifier.core.numbers import (
     probability,
     rational,
 )
+from verifier.model.expnoise import NOISE_KINDS
+from verifier.model.expnoise_zoo import ZOO_KINDS
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
 from verifier.model.program_enum import DEFAULT_PATHS, Enumerated
 from verifier.model.user_code import Loader, UserFunction, as_output_dist, load_program
@@ -74,13 +76,13 @@ class Mechanism:
     records without running the kernel (so that a budget refuses before any work).
     """
 
-    name: str
-    kernel: Callable[[Database], Dist]
+    name: str  # the functions below are left out of the repr (their addresses say nothing)
+    kernel: Callable[[Database], Dist] = field(repr=False)
     params: Mapping[str, object] = field(default_factory=dict)
-    on_counts: Callable[[Counts, int], Dist] | None = None
+    on_counts: Callable[[Counts, int], Dist] | None = field(default=None, repr=False)
     kind: str | None = None
-    outputs_bound: Callable[[int], int] | None = None
-    prefetch: Callable[[Iterable[Database]], None] | None = None
+    outputs_bound: Callable[[int], int] | None = field(default=None, repr=False)
+    prefetch: Callable[[Iterable[Database]], None] | None = field(default=None, repr=False)
 
     @property
     def symmetric(self) -> bool:
@@ -378,17 +380,21 @@ def build_mechanism(kind: str, params: Mapping[str, object], values: Sequence[Ha
     Every error carries the key it is about as its ``argument`` (``"truth"``, ``"kind"``;
     ``None`` when it is about the mechanism as a whole)."""
     if not isinstance(kind, str) or kind not in MECHANISM_KINDS:
+        kinds = sorted({*MECHANISM_KINDS, *NOISE_KINDS, *ZOO_KINDS})  # (noise: its own reader)
         raise UnknownName(f"kind = {kind!r} is not a mechanism kind; known kinds: "
-                          f"{', '.join(sorted(MECHANISM_KINDS))}", argument="kind", value=kind)
+                          f"{', '.join(kinds)}{did_you_mean(kind, kinds)}", argument="kind",
+                          value=kind)
     required, optional, build = MECHANISM_KINDS[kind]
+    unknown = sorted(params.keys() - required - optional)  # first: a misspelt required key
+    if unknown:
+        takes = ", ".join(sorted(required | optional)) or "none"
+        raise InvalidArgument(f"mechanism kind {kind!r} takes no key {', '.join(unknown)} (it "
+                              f"takes {takes}){did_you_mean(unknown[0], required | optional)}",
+                              argument=unknown[0], value=params[unknown[0]])
     missing = sorted(required - params.keys())
     if missing:
         raise InvalidArgument(f"mechanism kind {kind!r} needs {', '.join(missing)}",
                               argument=missing[0])
-    unknown = sorted(params.keys() - required - optional)
-    if unknown:
-        raise InvalidArgument(f"mechanism kind {kind!r} takes no key {', '.join(unknown)}",
-                              argument=unknown[0], value=params[unknown[0]])
     if kind == "program":
         return _build_program(dict(params), search_dir, paths)
     return build(dict(params), values, search_dir)

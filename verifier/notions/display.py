@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from verifier.core.certified import Certified, decimal_string
-from verifier.core.numbers import Rational, format_rational
+from verifier.core.certified import Certified, shown_decimal
+from verifier.core.numbers import Rational, counted, format_rational
 from verifier.notions.result import witness_text
 
 __all__ = ["Described", "verdict_word", "result_repr", "result_html", "report_repr",
@@ -38,7 +38,7 @@ def _value(value: Any) -> str:
     if isinstance(value, Rational):
         return format_rational(value)
     text = str(value)
-    approx = value.approx()
+    approx = shown_decimal(value)
     return text if approx == text or text == "inf" else f"{text} ≈ {approx}"
 
 
@@ -74,7 +74,7 @@ def zcdp_described(z: Any) -> Described:
     elif z.exact is not None:
         tight = format_rational(z.exact)
     else:
-        tight = _interval(decimal_string(z.lo), decimal_string(z.hi))
+        tight = _interval(shown_decimal(z.lo), shown_decimal(z.hi))
     rows = [("claimed ρ", format_rational(z.rho)), ("tight ρ*", tight), ("attained at", z.at),
             ("witness" if z.holds is False else "worst case", witness_text(z.witness)),
             ("cases", str(z.cases))]
@@ -85,7 +85,7 @@ def zcdp_described(z: Any) -> Described:
 
 def noise_described(n: Any) -> Described:
     """A :class:`~verifier.notions.dp.noise_check.NoiseResult` (``sum + noise``)."""
-    approx = n.delta_enclosure.approx()
+    approx = shown_decimal(n.delta_enclosure)
     delta = (n.delta if approx == n.delta else f"{n.delta} ≈ {approx}") if n.delta else \
         f"≈ {approx} (an enclosure)"
     if n.epsilon_enclosure is None:
@@ -105,11 +105,11 @@ def enclosure_described(e: Any) -> Described:
     """A :class:`~verifier.notions.composition.enclosure.CompositionEnclosure`: certified
     bounds, never exact values."""
     rows = [("claim", f"ε = {e.query_epsilon}, δ = {format_rational(e.query_delta)}"),
-            ("tight δ(ε)", _interval(e.delta_lo.approx(), e.delta_hi.approx())),
-            ("tight ε(δ)", _interval(e.epsilon_lo.approx(), e.epsilon_hi.approx())),
+            ("tight δ(ε)", _interval(shown_decimal(e.delta_lo), shown_decimal(e.delta_hi))),
+            ("tight ε(δ)", _interval(shown_decimal(e.epsilon_lo), shown_decimal(e.epsilon_hi))),
             ("grid", ", ".join(str(g) for g in e.grids) or "none"),
             ("witness" if e.holds is False else "worst case", witness_text(e.witness)),
-            ("enclosed", f"{e.enclosed} of {e.cases} pairs"), ("why", e.reason)]
+            ("enclosed", f"{e.enclosed} of {counted(e.cases, 'pair')}"), ("why", e.reason)]
     return e.notion, verdict_word(e.holds), rows
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from verifier.core.errors import UnknownName
+from verifier.core.errors import UnknownName, did_you_mean
 
 __all__ = ["Notion", "Conditioning", "DP", "APKDP", "PPKDP", "NOISELESS", "RDP", "ZCDP",
            "NOTIONS", "RENYI", "PARTIAL_RENYI", "RENYI_FORM", "RDP_FORMS", "ZCDP_FORMS", "notion"]
@@ -93,4 +93,5 @@ def notion(name: object) -> Notion:
         return name
     if isinstance(name, str) and name in NOTIONS:
         return NOTIONS[name]
-    raise UnknownName(f"notion {name!r} is unknown; known notions: {', '.join(NOTIONS)}")
+    raise UnknownName(f"notion {name!r} is unknown; known notions: {', '.join(NOTIONS)}"
+                      f"{did_you_mean(name, NOTIONS)}")

@@ -14,7 +14,7 @@ from itertools import islice
 
 from gmpy2 import mpq
 
-from verifier.core.certified import compare_exp, decimal_string
+from verifier.core.certified import compare_exp, decimal_string, shown_decimal
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import VerifierError
@@ -231,7 +231,7 @@ def with_approx(value: Delta | Epsilon) -> str:
     if isinstance(value, Delta) and value.is_rational or isinstance(value, Epsilon) and (
             value.infinite or value.is_zero or value.nats is not None):
         return text
-    return f"{text} ≈ {value.approx()}"
+    return f"{text} ≈ {shown_decimal(value)}"
 
 
 def show_value(value: object, top: bool = True) -> str:

@@ -31,6 +31,7 @@ from typing import Any
 from gmpy2 import lcm, mpz
 
 from verifier.core.budget import Budget
+from verifier.core.numbers import counted
 from verifier.pso.predicates import Universe
 
 __all__ = ["Lumping", "lumping", "class_count", "weighted_datasets", "dataset_heads",
@@ -90,8 +91,9 @@ def class_count(lump: Lumping, n: int, symmetric: bool, budget: Budget) -> int:
     """How many class multisets (symmetric) or sequences :func:`weighted_datasets` yields,
     refused over ``limits.datasets`` before any huge power is formed."""
     k = len(lump.representatives)
-    what = (f"{'multisets' if symmetric else 'datasets'} of {n} rows over {k} "
-            f"{'classes of values' if lump.lumped else 'values'}")
+    what = (f"{'multisets' if symmetric else 'datasets'} of {counted(n, 'row')} over "
+            + (counted(k, "class of values", "classes of values") if lump.lumped else
+               counted(k, "value")))
     hint = "" if symmetric else ", or use a mechanism declared symmetric"
     if symmetric:
         return budget.require("datasets", comb(k + n - 1, n), what, hint)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from verifier.audit.rows import curve_point_json, row_json, value_json
 from verifier.audit.runner import AuditResult
 from verifier.audit.scan import MAX_LINEAR, ScanPoint, ScanResult
+from verifier.core.numbers import counted
 
 __all__ = ["audit_json", "curve_point_json", "print_audit", "print_scans", "scan_json",
            "scan_lines",
@@ -61,7 +62,7 @@ def print_scans(result: AuditResult) -> None:
 
     from verifier.reports.terminal import console
 
-    c = console(160)
+    c = console()
     for s in result.scans:
         table = Table(title=f"case[{s.case}] scanned over {s.key} ({s.method})")
         for head in ("value", "claim ε", "tight ε", "claim δ", "tight δ", "verdict"):
@@ -112,28 +113,68 @@ def _args(args: Mapping) -> str:
     return ", ".join(f"{k}={one(v)}" for k, v in args.items())
 
 
+_SHOWN_OUTPUTS = 5  # outputs of a witness named in the text (all are in --json)
+
+
+def _shown(v: object) -> str:
+    """A witness value as text: lists in brackets, strings as they are."""
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_shown(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_shown(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+def witness_text(witness: Mapping) -> str:
+    """An audit witness in a short readable form: ``inputs A vs B, outputs {o1, …, o5} (64
+    outputs; first 5 shown)``, then any other entry as ``key value``.
+
+    >>> witness_text({"inputs": [[0], [1]], "outputs": list(range(7))})
+    'inputs [0] vs [1], outputs {0, 1, 2, 3, 4, …} (7 outputs; first 5 shown)'
+    """
+    parts = []
+    for key, v in witness.items():
+        if key == "inputs" and isinstance(v, (list, tuple)) and len(v) == 2:
+            parts.append(f"inputs {_shown(v[0])} vs {_shown(v[1])}")
+        elif key == "outputs" and isinstance(v, (list, tuple)):
+            head = ", ".join(_shown(o) for o in v[:_SHOWN_OUTPUTS])
+            more = len(v) > _SHOWN_OUTPUTS
+            parts.append(f"outputs {{{head}{', …' if more else ''}}}" + (
+                f" ({counted(len(v), 'output')}; first {_SHOWN_OUTPUTS} shown)" if more
+                else ""))
+        else:
+            parts.append(f"{key} {_shown(v)}")
+    return ", ".join(parts)
+
+
+def _pair(v: Mapping | None, w: Mapping | None) -> str:
+    """``ε ≈ …, δ ≈ …`` of one side (claim or tight) as certified decimals."""
+    return f"ε {_approx(v)}, δ {_approx(w)}"
+
+
+def _approx(v: Mapping | None) -> str:
+    if v is None:
+        return "-"
+    text = str(v["approx"])
+    return f"= {text}" if v.get("value") == text else f"≈ {text}"
+
+
 def print_audit(result: AuditResult) -> None:
-    """A table, one row per case (decimals are certified approximations), then each case's
-    exact values, witness and notes."""
-    from rich.table import Table
+    """One block per case, each line at most 80 columns (a long value wraps under its
+    label): the library and constructor, in full, with the verdict; the arguments; claim
+    and tight ε, δ as certified decimals; the exact values; a short witness; the notes."""
+    from verifier.reports.text import wrapped
 
-    from verifier.reports.terminal import console
-
-    c = console(160)
-    rows = [row_json(r) for r in result.rows]
-    table = Table(title=f"plrv audit {result.file} (decimals are approximations)")
-    for head in ("#", "library", "constructor", "args", "claim ε", "claim δ", "tight ε",
-                 "tight δ", "claim/tight ε", "exactness", "verdict"):
-        table.add_column(head)
-    for r in rows:
-        table.add_row(str(r["case"]), r["library"], r["constructor"], _args(r["args"]),
-                      _short(r["claim"]["epsilon"]), _short(r["claim"]["delta"]),
-                      _short(r["tight"]["epsilon"]), _short(r["tight"]["delta"]),
-                      r["ratio"] or "-", r["exactness"], r["verdict"])
-    c.print(table)
-    for r in rows:
-        c.print(f"case[{r['case']}] {r['library']}.{r['constructor']}: {r['verdict']}")
-        for what in ("epsilon", "delta"):
+    lines = [f"plrv audit {result.file} (≈: certified decimals; exact values in --json)"]
+    for r in (row_json(row) for row in result.rows):
+        lines += ["", f"case[{r['case']}] {r['library']}.{r['constructor']}: {r['verdict']}"]
+        rows = [("args", _args(r["args"]) or "none"),
+                ("claim", _pair(r["claim"]["epsilon"], r["claim"]["delta"])),
+                ("tight", _pair(r["tight"]["epsilon"], r["tight"]["delta"])
+                 + (f" (claim/tight ε {_approx({'approx': r['ratio'].lstrip('≈ ')})})"
+                    if r["ratio"] else "")),
+                ("exactness", r["exactness"])]
+        for what, sign in (("epsilon", "ε"), ("delta", "δ")):
             for side in ("claim", "tight"):
                 v = r[side][what]
                 if v is not None:
@@ -142,15 +183,17 @@ def print_audit(result: AuditResult) -> None:
                     if len(exact) > _SHOWN:
                         kind = "exact" if v["value"] is not None else "enclosure"
                         exact = f"≈ {v['approx']} ({kind}: {len(exact)} characters, in --json)"
-                    c.print(f"  {side} {what}: {exact}")
+                    rows.append((f"{side} {sign}", exact))
         if r["witness"]:
-            c.print(f"  witness: {r['witness']}")
-        for note in r["notes"]:
-            c.print(f"  note: {note}")
+            rows.append(("witness", witness_text(r["witness"])))
+        rows += [("note", note) for note in r["notes"]]
         for x in r.get("curve", []):
             if x["passed"] is not True:
                 lib = "-" if x["library"] is None else x["library"]["approx"]
                 exact = "-" if x["exact"] is None else x["exact"]["approx"]
-                c.print(f"  curve {x['point']}: library {lib}, exact {exact} "
-                        f"({x['tolerance']}): {'undecided' if x['passed'] is None else 'outside'}")
-    c.print(f"verdict: {_overall(result)}")
+                rows.append((f"curve {x['point']}", f"library {lib}, exact {exact} "
+                             f"({x['tolerance']}): "
+                             f"{'undecided' if x['passed'] is None else 'outside'}"))
+        lines += [f"  {label:<10} {text}" for label, text in rows]
+    lines += ["", f"verdict: {_overall(result)}"]
+    print(wrapped("\n".join(lines)))

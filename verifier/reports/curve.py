@@ -20,7 +20,7 @@ from functools import cmp_to_key
 
 from gmpy2 import mpq
 
-from verifier.core.certified import log_bounds
+from verifier.core.certified import log_bounds, shown_decimal
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
@@ -135,7 +135,8 @@ def curve_lines(curves: Mapping, epsilon: Epsilon, delta: mpq) -> list[str]:
             out.append(f"  δ = {_term(p['a'], p['c'])}   for {where}")
         claim = _claim(curve, epsilon, delta)
         verdict = "holds" if claim["holds"] else "does not hold"
-        out.append(f"  at ε = {epsilon}: δ = {claim['delta']} (≈ {claim['delta_approx']}); "
+        out.append(f"  at ε = {epsilon}: δ = {claim['delta']} "
+                   f"(≈ {shown_decimal(curve.delta(epsilon))}); "
                    f"the claim δ ≤ {format_rational(delta)} {verdict}")
     return out
 
@@ -147,7 +148,7 @@ def accountant_lines(curve, epsilons: Sequence[Epsilon], theirs: Sequence[mpq],
     out = [f"dp_accounting's pessimistic δ (interval {interval}) beside the exact δ, as "
            f"certified decimals:"]
     for eps, a in zip(epsilons, theirs, strict=True):
-        exact = curve.delta(eps).approx()
+        exact = shown_decimal(curve.delta(eps))
         out.append(f"  ε = {eps} (≈ {eps.approx()}): exact {exact}, dp_accounting "
-                   f"{Delta.make(a, mpq(0), eps).approx()}")
+                   f"{shown_decimal(Delta.make(a, mpq(0), eps))}")
     return out

@@ -8,16 +8,18 @@ certified decimal beside them (:mod:`verifier.reports.text`). rich markup is off
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from verifier.core.certified import decimal_string
-from verifier.core.numbers import format_rational
+from verifier.core.certified import shown_decimal
+from verifier.core.numbers import counted, format_rational
 from verifier.notions.partial.cases import largest_rows
+from verifier.reports.layout import console
+from verifier.reports.layout import line as _line
+from verifier.reports.layout import rows as _rows
+from verifier.reports.layout import table as _table
 from verifier.reports.text import (
+    cite,
     exact_approx,
     exact_cell,
     short,
@@ -26,10 +28,11 @@ from verifier.reports.text import (
     show_rational,
     show_value,
     witness_sentence,
+    wrapped,
 )
 
-__all__ = ["console", "print_check", "print_sweep", "print_guess", "print_eta", "print_pso",
-           "print_family"]
+__all__ = ["console", "print_check", "print_sweep", "print_guess", "print_eta",
+           "print_pso", "print_family"]
 
 NAMES = {
     "dp": "(ε,δ)-DP",
@@ -40,23 +43,6 @@ NAMES = {
 MAX_ROWS = 12  # background values shown; --json --full carries all of them
 MAX_OUTPUTS = 8  # outputs of a witness shown; --json lists more
 YES, NO = Text("yes", style="green"), Text("no", style="red")
-
-
-def console(width: int = 120) -> Console:
-    """A console with markup off; a fixed width when stdout is not a terminal."""
-    c = Console(highlight=False, markup=False)
-    return c if c.is_terminal else Console(highlight=False, markup=False, width=width)
-
-
-def _line(c: Console, label: str, *parts: str | Text) -> None:
-    c.print(Text.assemble((f"{label:<10}", "bold"), " ", *parts))
-
-
-def _table(title: str, columns: Iterable[str]) -> Table:
-    table = Table(title=Text(title))
-    for col in columns:
-        table.add_column(Text(col))
-    return table
 
 
 def _outputs(r) -> str:
@@ -78,9 +64,10 @@ def print_check(spec, report, c: Console | None = None) -> None:
     elif spec.model is not None:
         _line(c, "data", spec.model.describe())
     elif getattr(spec, "relation", None) is not None and spec.relation.inputs:
-        _line(c, "input", f"{len(spec.relation.inputs)} input vectors")
+        _line(c, "input", counted(len(spec.relation.inputs), "input vector"))
     else:
-        _line(c, "data", f"{spec.records} records over {show_value(list(spec.values))}")
+        _line(c, "data", f"{counted(spec.records, 'record')} over "
+                         f"{show_value(list(spec.values))}")
     if any(n != "dp" for n in spec.notions):
         from verifier.model.knowledge import describe_indices
         targets = spec.targets if spec.targets == "all" else describe_indices(
@@ -96,13 +83,10 @@ def print_check(spec, report, c: Console | None = None) -> None:
     for info in report.info:
         _line(c, "engine", info)
 
-    table = _table("exact values (in full in --json), certified decimals beside them",
-                   ("notion", "holds", f"tight δ at ε = {spec.epsilon}",
-                    f"tight ε at δ = {delta}"))
-    for notion, r in report.results.items():
-        table.add_row(NAMES[notion], YES if r.holds else NO, show_delta(r.delta),
-                      show_epsilon(r.epsilon))
-    c.print(table)
+    _rows(c, "tight values, exact (in full in --json), certified decimals beside them",
+          ("notion", "holds", f"δ at ε = {spec.epsilon}", f"ε at δ = {delta}"),
+          [(NAMES[notion], YES if r.holds else NO, show_delta(r.delta),
+            show_epsilon(r.epsilon)) for notion, r in report.results.items()], name_first=False)
 
     for notion, r in report.results.items():
         where = witness_sentence(r.witness)
@@ -115,8 +99,8 @@ def print_check(spec, report, c: Console | None = None) -> None:
             _line(c, "witness", Text(f"{NAMES[notion]} does not hold", style="red"),
                   f": δ = {short(str(r.delta))} > {delta} at {where}")
         if outs := _outputs(r):
-            c.print(f"           outputs with privacy loss L {'≥ tight ε' if r.holds else '> ε'}"
-                    f": {outs}")
+            _line(c, "", f"outputs with privacy loss L {'≥ tight ε' if r.holds else '> ε'}: "
+                         f"{outs}")
     _backgrounds(c, report)
 
 
@@ -126,8 +110,7 @@ def _backgrounds(c: Console, report) -> None:
         return
     ppk = report.results.get("ppkdp")
     cols = ["target", "background B̂", "P[ζ(D) = B̂]", "pair (a, b)", "APK δ", "≤ δ?"]
-    bt = _table("APK δ at ε per background value, largest first (the active attacker picks "
-                "one)", cols + (["vs PPK δ"] if ppk is not None else []))
+    shown: list[list[str | Text]] = []
     rows = apk.details  # only the largest rows are built and ordered (exactly)
     for row in largest_rows(rows, MAX_ROWS):
         cells: list[str | Text] = [
@@ -136,8 +119,9 @@ def _backgrounds(c: Console, report) -> None:
             "yes" if row["holds"] else NO]
         if ppk is not None:
             cells.append({1: "above", 0: "equal", -1: "below"}[row["delta"].compare(ppk.delta)])
-        bt.add_row(*cells)
-    c.print(bt)
+        shown.append(cells)
+    _rows(c, "APK δ at ε per background value, largest first (the active attacker picks one)",
+          cols + (["vs PPK δ"] if ppk is not None else []), shown)
     if len(rows) > MAX_ROWS:
         c.print(f"… and {len(rows) - MAX_ROWS} more background values, with smaller or equal δ "
                 f"(all of them in --json --full)")
@@ -151,25 +135,27 @@ def _backgrounds(c: Console, report) -> None:
 
 
 def print_sweep(report, c: Console | None = None) -> None:
-    """``plrv sweep``: one row per (p, T, notion)."""
-    c = c or console(160)
-    table = _table(f"threshold sweep of {report.mechanism} on {report.records} records: δ at "
-                   f"ε = {report.epsilon}, ε at δ = {show_rational(report.delta)} (exact; in "
-                   f"full in --csv/--json)",
-                   ("p", "T", "notion", "δ (exact)", "δ ≈", "ε (exact)", "ε ≈", "holds"))
+    """``plrv sweep``: one block per (p, T, notion): the verdict, then δ at the claimed ε and
+    ε at the claimed δ, exact (long ones by their digit counts) with certified decimals."""
+    c = c or console()
+    c.print(f"threshold sweep of {report.mechanism} on {counted(report.records, 'record')}: "
+            f"δ at ε = {report.epsilon}, ε at δ = {show_rational(report.delta)} (exact; in "
+            f"full in --csv/--json)")
     for pt in report.points:
-        table.add_row("" if pt.p is None else format_rational(pt.p), str(pt.threshold),
-                      pt.notion, short(str(pt.delta)), pt.delta.approx(), short(str(pt.epsilon)),
-                      pt.epsilon.approx(), YES if pt.holds else NO)
-    c.print(table)
+        p = "" if pt.p is None else f"p = {format_rational(pt.p)}, "
+        c.print(Text.assemble(f"{p}T = {pt.threshold}, {pt.notion}: ",
+                              YES if pt.holds else NO))
+        _line(c, "  δ", show_delta(pt.delta), width=3)
+        _line(c, "  ε", show_epsilon(pt.epsilon), width=3)
     failing = sum(not pt.holds for pt in report.points)
     _line(c, "claim", "holds at every point" if not failing else
-          Text(f"does not hold at {failing} of {len(report.points)} points", style="red"))
+          Text(f"does not hold at {failing} of {counted(len(report.points), 'point')}",
+               style="red"))
 
 
 def _certified(cert) -> str:
     v = cert.value
-    return exact_cell(v) if v is not None else f"≈ {cert.approx()}"
+    return exact_cell(v) if v is not None else f"≈ {shown_decimal(cert)}"
 
 
 def _slack(bound, posterior) -> str:
@@ -180,28 +166,28 @@ def _slack(bound, posterior) -> str:
 
 def print_guess(spec, rep, c: Console | None = None) -> None:
     """``plrv guess SPEC``: per target, exact advantage, bounds and slack (seed 004)."""
-    c = c or console(140)
+    c = c or console()
     m = spec.model
     eps = ", ".join(str(e) for e in rep.epsilon)
     tight = ", ".join(f"{short(str(t[0]))} ≈ {t[0].approx()}" for t in rep.tight)
-    _line(c, "mechanism", f"{spec.mechanism} on {len(m.domain)} values; tight ε·d: {tight}")
+    _line(c, "mechanism", f"{spec.mechanism} on {counted(len(m.domain), 'value')}; tight ε·d: "
+                          f"{tight}")
     _line(c, "goal", f"{m.mode.upper()} of precisions "
                      f"{', '.join(format_rational(r) for r in m.precisions)}; diameter R = "
                      f"{', '.join(format_rational(d) for d in rep.diameter)}")
     note = Text("") if rep.private_at_epsilon is not False else Text(
         "  (the mechanism is NOT ε·d-private at this ε: the bounds need not hold)", style="red")
     _line(c, "bounds at", f"ε = {short(eps)}", note)
-    table = _table("exact advantage per target; bounds on the posterior (exact, or ≈ "
-                   "certified decimal)",
-                   ("target", "P[g] prior", "best output", "posterior", "advantage",
-                    "precise bound", "slack", "simplified bound", "order ok"))
+    cells: list[tuple[str | Text, ...]] = []
     for r in rep.rows:
         order = r.order()
-        table.add_row(show_value(r.target), exact_cell(r.prior), show_value(r.output),
+        cells.append((show_value(r.target), exact_cell(r.prior), show_value(r.output),
                       exact_cell(r.posterior), exact_cell(r.advantage), _certified(r.precise),
                       f"≈ {_slack(r.precise, r.posterior)}", _certified(r.simplified),
-                      "undecided" if order is None else YES if order else NO)
-    c.print(table)
+                      "undecided" if order is None else YES if order else NO))
+    _rows(c, "exact advantage per target; bounds on the posterior (exact, or ≈ certified "
+             "decimal)", ("target", "P[g] prior", "best output", "posterior", "advantage",
+                          "precise bound", "slack", "simplified bound", "order ok"), cells)
     w = rep.worst
     _line(c, "worst", f"target {show_value(w.target)}: advantage {exact_approx(w.advantage)}"
                       f" (output {show_value(w.output)})")
@@ -239,17 +225,17 @@ def print_pso(spec, rep, c: Console | None = None) -> None:
     """``plrv pso``: exact success against the exact baseline (seed 002)."""
     c = c or console()
     u = spec.universe
-    size = f"{{0,1}}^{u.bits}" if u.bits else f"{len(u.values)} values"
+    size = f"{{0,1}}^{u.bits}" if u.bits else counted(len(u.values), "value")
     _line(c, "universe", f"{size}, {spec.n} i.i.d. rows")
     _line(c, "mechanism", spec.mechanism.name)
     _line(c, "adversary", f"{spec.adversary}; admissible predicates: {spec.admissible}")
     table = _table("exact values (≈ certified truncations)", ("quantity", "exact", "≈"))
     for name, value in (("success", rep.success), ("baseline", rep.baseline),
                         ("difference", rep.difference)):
-        table.add_row(name, short(format_rational(value)), decimal_string(value))
+        table.add_row(name, short(format_rational(value)), shown_decimal(value))
     ratio = rep.ratio
     table.add_row("ratio", "inf" if ratio is None else short(format_rational(ratio)),
-                  "inf" if ratio is None else decimal_string(ratio))
+                  "inf" if ratio is None else shown_decimal(ratio))
     c.print(table)
     if rep.baseline_weight is not None:
         shown = sorted(u.show(x) for x in rep.baseline_predicate)
@@ -271,7 +257,7 @@ def print_family(res, *, mechanism: str, records: int, epsilon, delta,
     c = c or console()
     lo, hi = (format_rational(x) for x in res.interval)
     c.print(f"{mechanism}, {res.parameter} ∈ [{lo}, {hi}], claim (ε = {epsilon}, δ = "
-            f"{show_rational(delta)})-DP on {records} records:")
+            f"{show_rational(delta)})-DP on {counted(records, 'record')}:")
     c.print(f"  neighbours: {res.neighbours}")
     style = {"holds": "green", "fails": "red"}.get(res.status, "yellow")
     c.print(Text.assemble("  ", (res.status, style), f": {res.detail}"))
@@ -291,7 +277,7 @@ def print_prove(rep, c: Console | None = None) -> None:
     """``plrv prove``: the verdict per instance with its time, and each confirmed
     counterexample with the exact engine's δs."""
     c = c or console()
-    c.print(f"claim {rep.claim.text}: {rep.claim.statement}")
+    c.print(f"claim {rep.claim.text}: {cite(rep.claim.statement)}")
     c.print(f"for every {rep.parameters or 'instance'}; ε: {rep.epsilon}")
     for p in rep.proofs:
         c.print(Text.assemble(f"  target {p.target}, {p.knowledge}: ",
@@ -306,7 +292,7 @@ def print_prove(rep, c: Console | None = None) -> None:
                     f"exact {deltas}" + (f", lemma 4 holds: {r.lemma4}" if r.lemma4 is not None
                                          else ""))
     c.print(Text.assemble("status: ", (rep.status, _STATUS[rep.status]),
-                          f" ({len(rep.proofs)} instances)"))
+                          f" ({counted(len(rep.proofs), 'instance')})"))
 
 
 def _bijection(b) -> str:
@@ -315,7 +301,7 @@ def _bijection(b) -> str:
         return f"c ↦ c {'+' if k >= 0 else '−'} {format_rational(abs(k))}"
     items = list((b.mapping or {}).items())
     text = ", ".join(f"{show_value(o)} ↦ {show_value(p)}" for o, p in items[:MAX_OUTPUTS])
-    return text + (f" … ({len(items)} outputs)" if len(items) > MAX_OUTPUTS else "")
+    return text + (f" … ({counted(len(items), 'output')})" if len(items) > MAX_OUTPUTS else "")
 
 
 def print_reducible(res, parameters: str = "", c: Console | None = None) -> None:
@@ -355,7 +341,7 @@ def print_reducible(res, parameters: str = "", c: Console | None = None) -> None
 def print_search(res, c: Console | None = None) -> None:
     """``plrv search``: the minimised counterexample with its exact δs, or the evidence."""
     c = c or console()
-    c.print(f"conjecture {res.conjecture.name}: {res.conjecture.statement}")
+    c.print(f"conjecture {res.conjecture.name}: {cite(res.conjecture.statement)}")
     if res.found:
         c.print(Text.assemble(("counterexample", "red"), f" (found by {res.stage}, minimised):"))
         for line in res.counterexample.describe().splitlines():
@@ -393,4 +379,4 @@ def print_certified(report) -> None:
     from verifier.engines.enclosure import describe
 
     for name, line in describe(report).items():
-        print(f"{name}: {line}")
+        print(wrapped(f"{name}: {line}"))

@@ -9,23 +9,68 @@ full is in ``--json``. Nothing here imports rich: the terminal renderer styles t
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
 from gmpy2 import mpq
 
-from verifier.core.certified import decimal_string
+from verifier.core.certified import shown_decimal
 from verifier.core.delta import Delta
 from verifier.core.distribution import Bottom
 from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
 
-__all__ = ["LONG", "short", "digits", "show_value", "show_rational", "show_delta",
-           "show_epsilon", "exact_cell", "exact_approx", "witness_sentence"]
+__all__ = ["WIDTH", "wrapped", "cite", "LONG", "short", "digits", "show_value", "show_rational",
+           "show_delta", "show_epsilon", "exact_cell", "exact_approx", "witness_sentence"]
 
+WIDTH = 80  # columns of every command's text output (a terminal's own width when shown in one)
 LONG = 60  # exact strings longer than this are shown by their shape and digit counts
 _RUN = re.compile(r"\d{13,}")  # a run of digits too long to read at a glance
 _MPQ = type(mpq(0))
+
+
+_LABEL = re.compile(r"\S+(?: \S+)*? {2,}(?=\S)")  # "mechanism  …": a label padded to a column
+_SOURCES = {"seed 000": "Desfontaines 2020 §3.1.3", "seed 001": "Desfontaines 2020 §3.2.2",
+            "seed 002": "Cohen and Nissim 2019", "seed 003": "Desfontaines et al. 2019",
+            "seed 004": "Pankova and Laud 2022", "thesis": "Desfontaines 2020"}
+_SOURCE = re.compile(r"\bseed 00[0-4]\b|\bthesis\b")
+
+
+def wrapped(text: str, width: int = WIDTH) -> str:
+    """``text`` folded at ``width`` columns, line by line: a continuation is indented under
+    the value of a ``label      value`` line, else two columns deeper than its line; a word
+    longer than the room (a long exact value) is broken. Every text output goes through
+    this, or through rich at the same width (error lines excepted: one line each, the exit
+    status contract).
+
+    >>> print(wrapped("mechanism  " + "word " * 16, 40))
+    mechanism  word word word word word word
+               word word word word word word
+               word word word word
+    """
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = len(line) - len(line.lstrip(" "))
+        label = _LABEL.match(line, lead)
+        indent = label.end() if label and len(label.group()) <= 16 else lead + 2
+        out.append(textwrap.fill(line[lead:], width, initial_indent=" " * lead,
+                                 subsequent_indent=" " * indent, break_on_hyphens=False,
+                                 replace_whitespace=False, drop_whitespace=True))
+    return "\n".join(out)
+
+
+def cite(text: str) -> str:
+    """``text`` with the papers' numbers (``seed 003``, ``thesis``) replaced by their
+    authors and year, as docs/mathematics.md names them.
+
+    >>> cite("seed 003 Lemma 4; thesis Theorem 1")
+    'Desfontaines et al. 2019 Lemma 4; Desfontaines 2020 Theorem 1'
+    """
+    return _SOURCE.sub(lambda m: _SOURCES[m.group()], text)
 
 
 def digits(number: str) -> str:
@@ -67,8 +112,8 @@ def show_rational(x: mpq) -> str:
     text = format_rational(x)
     if len(text) <= 24:
         return text
-    dec = decimal_string(x, 6)
-    return dec if mpq(dec) == x else f"≈ {dec}"
+    dec = shown_decimal(x, 6)
+    return dec if "−" not in dec and mpq(dec) == x else f"≈ {dec}"
 
 
 def exact_cell(x: mpq) -> str:
@@ -80,7 +125,7 @@ def exact_cell(x: mpq) -> str:
         return text
     num, _, den = text.lstrip("-").partition("/")
     size = f"{len(num)}/{len(den)} digits" if den else f"{len(num)} digits"
-    return f"≈ {decimal_string(x)} ({size})"
+    return f"≈ {shown_decimal(x)} ({size})"
 
 
 def exact_approx(x: mpq) -> str:
@@ -89,13 +134,13 @@ def exact_approx(x: mpq) -> str:
     cell = exact_cell(x)
     if "≈" in cell:
         return cell
-    dec = decimal_string(x)
+    dec = shown_decimal(x)
     return cell if dec == cell else f"{cell} ≈ {dec}"
 
 
 def show_delta(d: Delta) -> str:
     text = str(d)
-    approx = d.approx()
+    approx = shown_decimal(d)
     return text if text == approx else f"{short(text)}  ≈ {approx}"
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from verifier.core.errors import UnknownName
+from verifier.core.numbers import counted
 from verifier.parallel.executor import Executor
 from verifier.search.composition import (
     adds_up,
@@ -165,7 +166,8 @@ def _exhaustive(conj, b: SearchBudget, violates, evidence: list[str]):
     count, sizes = 0, set[int]()
     for inst in conj.family(b.max_records):
         if count >= b.instances:
-            evidence.append(f"exhaustive: stopped at the budget of {b.instances} instances "
+            evidence.append(f"exhaustive: stopped at the budget of "
+                            f"{counted(b.instances, 'instance')} "
                             f"(records up to {max(sizes)})")
             return None, ""
         count += 1
@@ -178,7 +180,7 @@ def _exhaustive(conj, b: SearchBudget, violates, evidence: list[str]):
 
 
 def _none_found(count: int, b: SearchBudget) -> str:
-    return (f"exhaustive: {count} instances, every one with 1..{b.max_records} binary "
+    return (f"exhaustive: {counted(count, 'instance')}, every one with 1..{b.max_records} binary "
             f"records, none a counterexample")
 
 
@@ -201,8 +203,9 @@ def _exhaustive_sharded(conj, b: SearchBudget, executor: Executor, evidence: lis
         evidence.append(f"exhaustive: counterexample at instance {hit + 1}")
         return seen[hit], "exhaustive"
     if next(family, None) is not None:
-        evidence.append(f"exhaustive: stopped at the budget of {b.instances} instances "
-                        f"(records up to {max(i.n for i in seen)})")
+        evidence.append(f"exhaustive: stopped at the budget of "
+                        f"{counted(b.instances, 'instance')} (records up to "
+                        f"{max(i.n for i in seen)})")
         return None, ""
     evidence.append(_none_found(len(seen), b))
     return None, ""

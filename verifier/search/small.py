@@ -17,7 +17,7 @@ from gmpy2 import mpq
 
 from verifier.core.distribution import Dist, sort_key
 from verifier.core.epsilon import Epsilon
-from verifier.core.numbers import format_rational
+from verifier.core.numbers import counted, format_rational
 from verifier.model.data import explicit
 from verifier.model.knowledge import knowledge
 from verifier.model.mechanisms import mechanism
@@ -84,7 +84,7 @@ class Instance:
     def describe(self) -> str:
         def show(row: Law) -> str:
             return "{" + ", ".join(f"{o!r}: {format_rational(p)}" for o, p in row) + "}"
-        lines = [f"{self.n} records over {list(self.values)}, target {self.target}, "
+        lines = [f"{counted(self.n, 'record')} over {list(self.values)}, target {self.target}, "
                  f"ε = ln({format_rational(self.rate)})" + (f" ({self.label})" if self.label
                                                             else "")]
         lines.append("θ: " + show(self.prior))

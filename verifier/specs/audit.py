@@ -33,7 +33,7 @@ from verifier.audit.case import ArgValue, AuditCase
 from verifier.audit.registry import LIBRARIES
 from verifier.core.binary64 import f64, is_f64_table
 from verifier.core.epsilon import Epsilon, parse_epsilon
-from verifier.core.errors import InvalidArgument, InvalidNumber, SpecError
+from verifier.core.errors import InvalidArgument, InvalidNumber, SpecError, did_you_mean
 from verifier.core.numbers import probability, rational
 from verifier.specs.files import read_toml
 from verifier.specs.keys import Table, show
@@ -132,7 +132,8 @@ def read_audit_config(doc: dict, file: str) -> AuditConfig:
     """The config of a parsed TOML document (``file`` names it in errors)."""
     for key in doc:
         if key != "case":
-            raise SpecError("unknown key; an audit config has only [[case]] tables",
+            raise SpecError("unknown key; an audit config has only [[case]] tables"
+                            + did_you_mean(key, ("case",)),
                             file=file, key=key, value=doc[key])
     cases = doc.get("case")
     if not isinstance(cases, list) or not cases:

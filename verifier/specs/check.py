@@ -53,10 +53,10 @@ from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, r
 from verifier.specs.noise import is_noise_spec, read_noise_spec
 from verifier.specs.renyi import RENYI_KEYS, read_notions, read_renyi
 
-__all__ = ["Spec", "load_spec", "parse_spec", "run_spec", "COMMANDS"]
+__all__ = ["Spec", "load_spec", "parse_spec", "run_spec", "COMMANDS", "TABLES"]
 
 _MODEL_KEYS = ("prior", "priors", "support", "weights", "models")
-_TABLES = {
+TABLES = {
     "data": {"records", "values", *_MODEL_KEYS},
     "mechanism": None,  # checked by the mechanism builder
     "attacker": {"target", "known", "knowledge", "pairs"},
@@ -130,7 +130,7 @@ def parse_spec(raw: Mapping, *, file: str | None = None, search_dir: Path | None
         raise InvalidArgument(f"command = {command!r} is not one of {', '.join(COMMANDS)}",
                               argument="command", value=command)
     check_kind(raw, command, file)
-    check_tables(raw, _TABLES, file)
+    check_tables(raw, TABLES, file)
     doc = Document(raw, file)
     if "parameters" in raw:  # (verifier.symbolic.instance reads it, for the commands it serves)
         raise SpecError(f"plrv {command} does not read [parameters] (it decides a concrete "
@@ -207,7 +207,7 @@ def _read(doc: Document, search_dir: Path | None, command: str,
 
     mech_t = doc.table("mechanism", required=True)
     if "kind" not in mech_t:
-        raise mech_t.fail("kind", "missing: name the mechanism kind")
+        raise mech_t.missing("kind", "missing: name the mechanism kind")
     try:
         mech = build_mechanism(mech_t.get("kind"), mech_t.rest("kind"), values, where,
                                paths=budget.max_paths)

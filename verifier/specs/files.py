@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from verifier.core.errors import InvalidArgument, SpecError
+from verifier.core.errors import InvalidArgument, SpecError, did_you_mean
 
 __all__ = ["read_toml", "check_tables", "check_kind", "check_output_path",
            "write_atomically", "MAX_SPEC_BYTES", "SPEC_KINDS"]
@@ -148,8 +148,8 @@ def check_tables(raw: Mapping, known: Mapping[str, set | None], file: str | None
     """Every table and key must be known (``None``: the table's keys are checked elsewhere)."""
     for name, table in raw.items():
         if name not in known:
-            raise SpecError(f"unknown table; known: {', '.join(known)}", file=file,
-                            key=f"[{name}]")
+            raise SpecError(f"unknown table; known: {', '.join(known)}"
+                            f"{did_you_mean(name, known)}", file=file, key=f"[{name}]")
         if not isinstance(table, dict):
             raise SpecError("must be a table", file=file, key=name)
         allowed = known[name]
@@ -157,8 +157,9 @@ def check_tables(raw: Mapping, known: Mapping[str, set | None], file: str | None
             continue
         for key in table:
             if key not in allowed:
-                raise SpecError(f"unknown key; {name} takes {', '.join(sorted(allowed))}",
-                                file=file, key=f"{name}.{key}")
+                raise SpecError(f"unknown key; {name} takes {', '.join(sorted(allowed))}"
+                                f"{did_you_mean(key, allowed)}", file=file,
+                                key=f"{name}.{key}")
 
 
 def check_output_path(path: str | Path, option: str,

@@ -34,7 +34,7 @@ from verifier.model.user_code import as_output_dist, load_from
 from verifier.specs.files import check_kind, check_tables, read_toml
 from verifier.specs.keys import Table, anything, integer_value, list_of
 
-__all__ = ['GuessSpec', 'load_guess_spec']
+__all__ = ['GuessSpec', 'load_guess_spec', 'PARAMETERS', 'KINDS']
 
 _KEYS = {
     "domain": {"values", "range", "grid"},
@@ -80,7 +80,7 @@ def _check_size(t: Table, key: str, size: int, budget: Budget) -> None:
             ", or use a smaller domain")
 
 
-_PARAMETERS = {"truncated_geometric": "alpha", "exponential": "beta", "function": "function"}
+PARAMETERS = {"truncated_geometric": "alpha", "exponential": "beta", "function": "function"}
 
 
 def _kernel(t: Table, domain: tuple, where: Sandbox | None):
@@ -88,7 +88,7 @@ def _kernel(t: Table, domain: tuple, where: Sandbox | None):
     another kind (``alpha`` without ``kind = "truncated_geometric"``, say) is refused: the
     kind read would never use it."""
     kind = t.string("kind", KINDS, "identity")
-    for other, key in _PARAMETERS.items():
+    for other, key in PARAMETERS.items():
         if key in t.raw and other != kind:
             raise t.fail(key, f"{key} is the parameter of kind = {other!r}; kind = {kind!r}"
                               + (" (the default)" if "kind" not in t.raw else "")

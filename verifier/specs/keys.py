@@ -23,7 +23,13 @@ from gmpy2 import mpq
 
 from verifier.core import numbers
 from verifier.core.binary64 import F64, f64, is_f64_table
-from verifier.core.errors import NO_VALUE, InvalidArgument, SpecError, VerifierError
+from verifier.core.errors import (
+    NO_VALUE,
+    InvalidArgument,
+    SpecError,
+    VerifierError,
+    did_you_mean,
+)
 from verifier.core.numbers import boolean
 
 __all__ = ["Table", "Document", "MISSING", "boolean", "string", "list_of", "record_value", "show",
@@ -57,8 +63,8 @@ def string(value: object, name: str, choices: Sequence[str] | None = None) -> st
         raise InvalidArgument(f"{name} = {show(value)} is {_type_name(value)}, not a string",
                               argument=name, value=value)
     if choices is not None and value not in choices:
-        raise InvalidArgument(f"{name} = {show(value)} is not one of {', '.join(choices)}",
-                              argument=name, value=value)
+        raise InvalidArgument(f"{name} = {show(value)} is not one of {', '.join(choices)}"
+                              f"{did_you_mean(value, choices)}", argument=name, value=value)
     return value
 
 
@@ -155,6 +161,15 @@ class Table:
     def fail(self, key: str, message: str, value: object = NO_VALUE) -> SpecError:
         return SpecError(message, file=self.file, key=self.key(key), value=value)
 
+    def missing(self, key: str, message: str = "missing") -> SpecError:
+        """The error of a required ``key`` that is absent: at a present key that looks like
+        a misspelling of it (``kindd``), with its suggestion, else ``message`` at ``key``."""
+        for k in self.raw:
+            if k not in self._seen and did_you_mean(k, (key,)):
+                return self.fail(k, f"unknown key, and {key} is missing"
+                                    f"{did_you_mean(k, (key,))}", self.raw[k])
+        return self.fail(key, message)
+
     def __contains__(self, key: str) -> bool:
         if key in self.raw:
             self._seen.add(key)
@@ -212,7 +227,7 @@ class Table:
         this key. A missing key is the error ``missing`` unless a ``default`` is given."""
         if key not in self:
             if default is MISSING:
-                raise self.fail(key, missing)
+                raise self.missing(key, missing)
             return default
         value = self.raw[key]
         try:
@@ -262,7 +277,8 @@ class Table:
         for k in self.raw:
             if k not in allowed:
                 raise self.fail(k, f"unknown key; {what or self.name} takes "
-                                   f"{', '.join(sorted(allowed))}", self.raw[k])
+                                   f"{', '.join(sorted(allowed))}{did_you_mean(k, allowed)}",
+                                self.raw[k])
 
 
 def _dotted(raw: Mapping, key: str, prefix: str) -> object:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from gmpy2 import mpq
 
 from verifier.core.epsilon import Epsilon, parse_epsilon
-from verifier.core.errors import SpecError
+from verifier.core.errors import SpecError, did_you_mean
 from verifier.core.numbers import probability
 from verifier.model.expnoise import NOISE_KINDS, ExpNoise, discrete_gaussian, discrete_laplace
 from verifier.model.expnoise_zoo import ZOO_KINDS
@@ -35,9 +35,11 @@ from verifier.specs.keys import MISSING, Document, doubles, integer_value
 from verifier.specs.noise_zoo import ChoiceProblem, read_choice_spec, read_coordinate_spec
 from verifier.specs.renyi import RENYI_KEYS, read_notions, read_renyi
 
-__all__ = ["NoiseProblem", "is_noise_spec", "read_noise_spec"]
+__all__ = ["NoiseProblem", "is_noise_spec", "read_noise_spec", "NOISE_KEYS"]
 
 _PARAMETER = {"discrete_laplace": "scale", "discrete_gaussian": "sigma"}
+# kind -> the keys of [mechanism] besides kind (noise on the sum of [data] records)
+NOISE_KEYS = {kind: frozenset({param, "lo", "hi"}) for kind, param in _PARAMETER.items()}
 
 
 @dataclass(frozen=True)
@@ -76,14 +78,16 @@ def read_noise_spec(raw: Mapping, file: str | None, command: str
     for name in raw:
         if name not in ("data", "mechanism", "query"):
             raise SpecError(f"a {kind} spec is decided for dp under replace-one neighbours of "
-                            f"[data]; [{name}] is not applied to it: remove it", file=file,
+                            f"[data]; [{name}] is not applied to it: remove it"
+                            f"{did_you_mean(name, ('data', 'mechanism', 'query', 'input'))}",
+                            file=file,
                             key=f"[{name}]", value=raw[name])
     doc = Document(raw, file)
     data = doc.table("data", required=True)
     data.only({"records", "values"}, "[data] of a noise spec")
     mech = doc.table("mechanism", required=True)
     param = _PARAMETER[kind]
-    mech.only({"kind", param, "lo", "hi"}, f"kind {kind!r}")
+    mech.only({"kind", *NOISE_KEYS[kind]}, f"kind {kind!r}")
     mech.string("kind")
     query = doc.table("query", required=True)
     query.only({"epsilon", "delta", "notions", *RENYI_KEYS})

@@ -31,7 +31,7 @@ from gmpy2 import mpq
 
 from verifier.core.budget import Budget, budget_from_limits
 from verifier.core.epsilon import Epsilon, parse_epsilon
-from verifier.core.errors import SpecError
+from verifier.core.errors import SpecError, did_you_mean
 from verifier.core.numbers import nonnegative, positive, probability
 from verifier.model.expnoise_vector import (
     CoordinateGaussian,
@@ -44,12 +44,16 @@ from verifier.notions.dp.neighbours import Relation
 from verifier.specs.keys import MISSING, Document, Table, doubles, list_of, string
 from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 
-__all__ = ["ChoiceProblem", "read_choice_spec", "read_coordinate_spec"]
+__all__ = ["ChoiceProblem", "read_choice_spec", "read_coordinate_spec", "CHOICE_KEYS",
+           "COORDINATE_KEYS"]
 
-_KEYS = {"noisy_max": {"kind", "noise", "scale", "release", "lo", "hi"},
-         "above_threshold": {"kind", "noise", "scale", "threshold", "threshold_scale",
-                             "compare", "release", "lo", "hi"}}
+# kind -> the keys of [mechanism] (over [input] vectors)
+CHOICE_KEYS = {"noisy_max": {"kind", "noise", "scale", "release", "lo", "hi"},
+               "above_threshold": {"kind", "noise", "scale", "threshold", "threshold_scale",
+                                   "compare", "release", "lo", "hi"}}
+COORDINATE_KEYS = {"discrete_laplace": {"kind", "scale"}, "discrete_gaussian": {"kind", "sigma"}}
 RELEASES = ("index", "index_and_value")
+_TABLES = ("input", "neighbours", "mechanism", "query", "limits")
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ def read_choice_spec(raw: Mapping, file: str | None, command: str) -> ChoiceProb
     _tables(raw, file, kind)
     doc = Document(raw, file)
     mech = doc.table("mechanism", required=True)
-    mech.only(_KEYS[kind], f"kind {kind!r}")
+    mech.only(CHOICE_KEYS[kind], f"kind {kind!r}")
     mech.string("kind")
     noise = mech.string("noise", missing='missing: noise = "discrete_laplace"')
     if noise != "discrete_laplace":
@@ -134,7 +138,7 @@ def read_coordinate_spec(raw: Mapping, file: str | None, command: str) -> Choice
         raise mech.fail(key, "noise on each coordinate of [input] vectors is decided without "
                              "a clamp: remove lo and hi", mech.get(key))
     param = "scale" if kind == "discrete_laplace" else "sigma"
-    mech.only({"kind", param}, f"kind {kind!r} over [input] vectors")
+    mech.only(COORDINATE_KEYS[kind], f"kind {kind!r} over [input] vectors")
     mech.string("kind")
     value = mech.rational(param, check=positive, missing=f"missing: kind {kind!r} needs "
                                                          f"{param}")
@@ -145,9 +149,10 @@ def read_coordinate_spec(raw: Mapping, file: str | None, command: str) -> Choice
 
 def _tables(raw: Mapping, file: str | None, kind: str) -> None:
     for name in raw:
-        if name not in ("input", "neighbours", "mechanism", "query", "limits"):
+        if name not in _TABLES:
             raise SpecError(f"a {kind} spec over [input] vectors is decided for dp under their "
-                            f"[neighbours]; [{name}] is not applied to it: remove it",
+                            f"[neighbours]; [{name}] is not applied to it: remove it"
+                            f"{did_you_mean(name, _TABLES)}",
                             file=file, key=f"[{name}]", value=raw[name])
 
 

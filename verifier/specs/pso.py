@@ -57,7 +57,7 @@ from verifier.pso.success import (
 from verifier.specs.files import check_kind, check_tables, read_toml
 from verifier.specs.keys import Document, Table, anything, list_of, record_value, string
 
-__all__ = ['PSOSpec', 'load_pso_spec']
+__all__ = ['PSOSpec', 'load_pso_spec', 'MECHANISM_KEYS']
 
 _KEYS = {
     "universe": {"bits", "values", "weights"},
@@ -69,7 +69,7 @@ _KEYS = {
     "limits": set(PSO_LIMITS),
 }
 MAX_BITS = 16
-_MECHANISM_KEYS = {  # kind -> the keys it takes besides kind
+MECHANISM_KEYS = {  # kind -> the keys it takes besides kind
     "count": {"predicate"}, "counts": {"predicates"}, "composition_counts": {"base"},
     "predicate": {"predicate"}, "bit_predicates": set(), "bit_suppression": {"k"},
     "interval_buckets": {"k"}, "randomized_response": {"truth"}, "identity": set(),
@@ -98,7 +98,7 @@ def load_pso_spec(path: str | Path) -> PSOSpec:
     budget = budget_from_limits(limits.rest(), PSO_LIMITS, file)
     rows.check("n", budget.check_records, n, "rows.n")  # before anything of size n exists
     kind = m.string("kind", MECHANISMS, missing="missing: name the mechanism kind")
-    m.only({"kind", *_MECHANISM_KEYS[kind]}, f"mechanism kind {kind!r}")
+    m.only({"kind", *MECHANISM_KEYS[kind]}, f"mechanism kind {kind!r}")
     where = sandbox_for(search_dir, budget)  # user code: its own process, under the limits
     mech = _mechanism(kind, m, universe, where)
     akind = a.string("kind", ATTACKS, "optimal")

@@ -19,7 +19,7 @@ A key that the asked notions do not read is refused, never ignored.
 from __future__ import annotations
 
 from verifier.core.epsilon import parse_epsilon
-from verifier.core.errors import InvalidArgument
+from verifier.core.errors import InvalidArgument, did_you_mean
 from verifier.core.numbers import nonnegative, probability
 from verifier.notions.registry import NOTIONS, RDP_FORMS, RENYI, ZCDP_FORMS
 from verifier.notions.renyi.check import RenyiClaim
@@ -90,6 +90,6 @@ def read_notions(query: Table) -> tuple[str, ...]:
 def _notion(value: object, name: str) -> str:
     string(value, name)
     if value not in NOTIONS:
-        raise InvalidArgument(f"unknown notion {value!r}; known notions: {', '.join(NOTIONS)}",
-                              argument=name, value=value)
+        raise InvalidArgument(f"unknown notion {value!r}; known notions: {', '.join(NOTIONS)}"
+                              f"{did_you_mean(value, NOTIONS)}", argument=name, value=value)
     return str(value)

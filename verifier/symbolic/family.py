@@ -32,7 +32,7 @@ from gmpy2 import mpq
 from verifier.core.budget import Budget
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument, VerifierError
-from verifier.core.numbers import format_rational, probability, rational
+from verifier.core.numbers import counted, format_rational, probability, rational
 from verifier.model.data import check_domain, check_records
 from verifier.model.kernels import geometric_clamped_weights, randomized_response_weights
 from verifier.model.mechanisms import build_mechanism
@@ -171,7 +171,7 @@ def check_family(kind: str, param: str, lo: object, hi: object, *, values: Seque
         try:
             answer = find_parameter(violated, lo_q, hi_q, left_ms, tried)
         except _OutOfTime:
-            return out_of_time(f"while building the formula over {len(pairs)} pairs")
+            return out_of_time(f"while building the formula over {counted(len(pairs), 'pair')}")
         if answer.status == "unsat":
             return FamilyResult("holds", param, (lo_q, hi_q),
                                 detail="z3: no parameter value violates the claim",

@@ -23,7 +23,7 @@ from typing import Any
 from gmpy2 import mpq
 from sympy import QQ, Expr, Symbol  # type: ignore[import-untyped]
 
-from verifier.core.errors import InvalidArgument, VerifierError
+from verifier.core.errors import InvalidArgument, VerifierError, did_you_mean
 from verifier.core.numbers import format_rational, rational
 
 __all__ = ["Parameter", "Parameters", "read_parameters", "parse_point", "poly_value", "poly_terms",
@@ -172,7 +172,8 @@ def read_parameters(table: object, fail) -> Parameters:
         upper: tuple[mpq, bool] | None = None
         for k, v in bounds.items():
             if k not in _BOUNDS:
-                raise fail(f"{key}.{k}", "unknown key; a bound is gt, ge, lt or le")
+                raise fail(f"{key}.{k}", "unknown key; a bound is gt, ge, lt or le"
+                                         + did_you_mean(k, _BOUNDS))
             try:
                 x = rational(v, f"{key}.{k}")
             except VerifierError as exc:

@@ -26,7 +26,7 @@ from itertools import combinations
 from gmpy2 import mpq
 
 from verifier.core.errors import BudgetExceeded, InvalidArgument, SpecError
-from verifier.core.numbers import format_rational
+from verifier.core.numbers import counted, format_rational
 from verifier.engines.joint import check_targets
 from verifier.model.knowledge import Knowledge, known_indices
 from verifier.notions.dp.neighbours import relation_pairs, replace_one
@@ -126,7 +126,7 @@ def prove(sym: SymbolicSpec, claim: str | Claim, *, every_epsilon: bool = False,
         if count > max_instances:
             sets = "every set of known records" if every_known_set else "attackers"
             raise BudgetExceeded(
-                f"{count} instances (targets × {sets}), each a solver call of up to "
+                f"{counted(count, 'instance')} (targets × {sets}), each a solver call of up to "
                 f"{timeout_ms // 1000} s, over the limit of "
                 f"{max_instances}; raise it with --max-instances, or give fewer records or "
                 f"targets", argument="--max-instances", value=count)
@@ -226,8 +226,8 @@ def _z3(sym: SymbolicSpec, claim: Claim, target: int, know: Knowledge, rate: mpq
         answer = decide(enc.assertions + [negation] + excluded, shown, timeout_ms)
         if answer.status == "unsat":
             if excluded:
-                method += f", outside {len(excluded)} point(s) where the exact engine shows " \
-                          f"that the claim holds"
+                method += f", outside {counted(len(excluded), 'point')} where the exact " \
+                          f"engine shows that the claim holds"
             return "proved", method, None, "", {}
         if answer.status == "unknown":
             return "unknown", "z3", None, f"z3: {answer.reason}", {}

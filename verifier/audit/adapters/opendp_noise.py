@@ -58,7 +58,7 @@ from verifier.core.distribution import Dist
 from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument, Undecided
 from verifier.core.expsum import ExpSum
-from verifier.core.numbers import format_rational
+from verifier.core.numbers import counted, format_rational
 from verifier.model.expnoise import discrete_laplace
 from verifier.model.mechanisms import mechanism
 from verifier.notions.dp.neighbours import check_relation, vector_relation, vectors
@@ -283,8 +283,8 @@ def noisy_max_row(case: AuditCase) -> AuditRow:
                     (f"scale = {scale} = {format_rational(scale.exact)} exactly",
                      f"tight ε = {answer.epsilon_text} (largest log-ratio, output {release})",
                      f"tight δ at the claimed ε = {answer.delta}",
-                     f"{answer.pairs} ordered pairs at L∞ distance ≤ {format_rational(d_in)}"
-                     f"{' (monotonic)' if monotonic else ''}"))
+                     f"{counted(answer.pairs, 'ordered pair')} at L∞ distance ≤ "
+                     f"{format_rational(d_in)}{' (monotonic)' if monotonic else ''}"))
 
 
 def _closed(x: ExpSum, prec: int) -> tuple[mpq, mpq]:

@@ -32,7 +32,7 @@ from verifier.core.budget import Budget, format_size
 from verifier.core.distribution import Dist
 from verifier.core.epsilon import parse_epsilon
 from verifier.core.errors import InvalidArgument
-from verifier.core.numbers import probability
+from verifier.core.numbers import counted, probability
 from verifier.engines.counts import compositions
 from verifier.model.data import check_domain
 from verifier.model.mechanisms import Mechanism
@@ -71,11 +71,11 @@ class Relation:
 
     def describe(self) -> str:
         if self.name in ("replace-one", "add-remove-one"):
-            return (f"{self.name} over databases of {self.records} records over "
-                    f"{len(self.values)} values")
+            return (f"{self.name} over databases of {counted(self.records, 'record')} over "
+                    f"{counted(len(self.values), 'value')}")
         what = f"{self.name} (distance {self.distance})" if self.distance is not None \
             else self.name
-        return f"{what} over {len(self.inputs)} inputs"
+        return f"{what} over {counted(len(self.inputs), 'input')}"
 
 
 def replace_one(values: Sequence[Hashable], records: int) -> Relation:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from gmpy2 import mpq
 
 from verifier.core.errors import InvalidArgument
+from verifier.core.numbers import counted
 from verifier.model.expnoise import ExpNoise
 from verifier.notions.dp.noise_check import centre_pairs
 from verifier.notions.renyi.check import (
@@ -85,5 +86,5 @@ def gaussian_renyi(noise: ExpNoise, values: Sequence[int], records: int,
                 if clamped else "α = 2", witness, len(pairs), 0,
                 zcdp_conversions(rho_star, claim.epsilon, claim.delta) if pairs else (),
                 _CLAMPED if clamped else _REDUCTION)
-    return RenyiReport(results, (f"{noise.describe()} on the sum of {records} records; "
+    return RenyiReport(results, (f"{noise.describe()} on the sum of {counted(records, 'record')}; "
                                  f"largest neighbouring shift Δ = {shift}",))
