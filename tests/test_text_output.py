@@ -136,8 +136,7 @@ def test_a_mechanism_repr_shows_no_function_address():
     from verifier import mechanism, randomized_response
 
     assert repr(randomized_response("3/4", [0, 1])) == (
-        "Mechanism(name='randomized_response', params={'truth': mpq(3,4), 'values': [0, 1]}, "
-        "kind='randomized_response')")
+        "Mechanism(randomized_response(truth=3/4, values=[0, 1]))")
     assert " at 0x" not in repr(mechanism(lambda db: db[0], name="first"))
 
 
@@ -152,7 +151,7 @@ def test_coinciding_curves_are_drawn_in_distinct_styles(tmp_path, monkeypatch):
 
     def record(self, *args, **kwargs):
         if kwargs.get("label", "").endswith("exact δ(ε)"):
-            drawn.append((args[2], kwargs.get("linewidth")))
+            drawn.append((kwargs.get("linestyle"), kwargs.get("linewidth")))
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(Axes, "plot", record)
