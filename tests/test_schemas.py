@@ -105,7 +105,7 @@ def test_the_spec_schema_takes_one_kind_of_input_and_a_mechanism_or_steps():
     ["compose", "examples/compose/threshold_rr.toml", "--k", "2"],
 ], ids=["adaptive", "k-fold-with-accountant", "enclosure", "partial-fails", "partial-holds"])
 def test_compose_json_matches_its_schema(args):
-    validator("compose-output").validate(_json(args))
+    validator("compose-output").validate(_json([*args, "--json"]))
 
 
 def test_an_audit_config_with_an_unknown_key_or_a_float_is_refused_by_the_schema():

@@ -14,6 +14,8 @@ from verifier.commands.app import verdict
 from verifier.commands.common import print_json
 from verifier.model.expnoise_vector import CoordinateGaussian
 from verifier.notions.dp.noise_check import check_noise_dp
+from verifier.reports.vocabulary import enclosure, pair, stamped
+from verifier.reports.vocabulary import verdict as verdict_word
 from verifier.specs.noise import NoiseProblem
 from verifier.specs.noise_zoo import ChoiceProblem
 
@@ -44,7 +46,14 @@ def noise_json(s: NoiseProblem | ChoiceProblem, r) -> dict:
     if claim:
         query["f64"] = claim
     eps_enc = r.epsilon_enclosure
-    return {"dp": {
+    claim = pair(s.epsilon, s.delta)
+    tight = pair(r.epsilon if r.epsilon_exact or eps_enc is None
+                 else enclosure(*_interval(eps_enc)),
+                 r.delta if r.delta_exact else enclosure(*_interval(r.delta_enclosure)))
+    return stamped("check", {"dp": {
+        "verdict": verdict_word(r.holds),
+        "claim": claim,
+        "tight": tight,
         "holds": r.holds,
         "delta": r.delta if r.delta_exact else _text(r.delta_enclosure),
         "epsilon": r.epsilon if r.epsilon_exact or eps_enc is None else _text(eps_enc),
@@ -58,7 +67,7 @@ def noise_json(s: NoiseProblem | ChoiceProblem, r) -> dict:
         "mechanism": _mechanism(s),
         "witness" if r.holds is False else "worst_case": _witness(s, r),
         "cases": r.pairs,
-    }}
+    }}, r.holds, claim)
 
 
 def _text(c) -> str:
@@ -129,7 +138,7 @@ def _renyi(s: NoiseProblem, json_out: bool) -> int:
 
     assert s.renyi is not None
     report = gaussian_renyi(s.noise, s.values, s.records, s.notions, s.renyi)
-    out = renyi_json(report, s.renyi, s.noise.describe())
+    out = stamped("check", renyi_json(report, s.renyi, s.noise.describe()), report.holds)
     if json_out:
         print_json(out)
         return verdict(report.holds)

@@ -23,10 +23,11 @@ from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
 from verifier.reports.json_out import jsonable
+from verifier.reports.vocabulary import schema, verdict
 
 __all__ = ["audit_json", "print_audit", "print_scans", "scan_json", "value_json", "SCHEMA"]
 
-SCHEMA = "plrv/audit-output.v1"
+SCHEMA = schema("audit")
 _PREC = 128
 _SHOWN = 160  # characters of an exact value shown in the terminal (all are in --json)
 
@@ -124,7 +125,8 @@ def scan_json(scan: ScanResult) -> dict:
 def audit_json(result: AuditResult) -> dict:
     """The whole audit as one JSON object (``schemas/audit-output.v1.json``); with
     ``--scan``, ``cases`` holds the row of every decided point and ``scans`` the search."""
-    out = {"schema": SCHEMA, "file": result.file, "verdict": _overall(result),
+    out = {"schema": SCHEMA, "file": result.file, "verdict": verdict(result.holds),
+           "soundness": _overall(result),
            "holds": result.holds, "conformance": result.conformance,
            "cases": [row_json(r) for r in result.rows]}
     if result.scans:

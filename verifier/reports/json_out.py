@@ -23,6 +23,7 @@ from verifier.core.delta import Delta
 from verifier.core.distribution import Bottom
 from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
+from verifier.reports.vocabulary import enclosure, pair, stamped, verdict
 
 __all__ = ["dumps", "jsonable", "witness_json", "result_json", "check_json", "sweep_rows",
            "sweep_json", "guess_json", "eta_json", "pso_json", "family_json", "WITNESS_OUTPUTS"]
@@ -69,13 +70,18 @@ def witness_json(witness: Mapping[str, object], full: bool) -> dict:
 
 
 def result_json(r, engine: str | None = None, full: bool = False) -> dict:
-    """One notion's result (a :class:`~verifier.notions.result.NotionResult`): exact strings,
-    verdict, labelled approximations, and where δ is attained — ``witness`` when the claim
-    fails, ``worst_case`` when it holds."""
+    """One notion's result (a :class:`~verifier.notions.result.NotionResult`): its
+    ``verdict``, ``claim`` and ``tight`` values (:mod:`verifier.reports.vocabulary`), exact
+    strings, labelled approximations, and where δ is attained — ``witness`` when the claim
+    fails, ``worst_case`` when it holds. ``delta``, ``epsilon``, ``holds`` and ``query`` are
+    the older names of ``tight``, ``verdict`` and ``claim`` (deprecated)."""
     out: dict[str, object] = {
-        "delta": str(r.delta),
-        "epsilon": str(r.epsilon),
-        "holds": r.holds,
+        "verdict": verdict(r.holds),
+        "claim": pair(r.query_epsilon, r.query_delta),
+        "tight": pair(r.epsilon, r.delta),
+        "delta": str(r.delta),  # deprecated: tight.delta
+        "epsilon": str(r.epsilon),  # deprecated: tight.epsilon
+        "holds": r.holds,  # deprecated: verdict
         "worst_case" if r.holds else "witness": witness_json(r.witness, full),
         "query": {"epsilon": str(r.query_epsilon), "delta": format_rational(r.query_delta)},
         "approx": {"delta": r.delta.approx(), "epsilon": r.epsilon.approx()},
@@ -110,13 +116,15 @@ def check_json(report, full: bool = False, doubles: Sequence = ()) -> dict:
     for row in out.values():
         if claim:
             row["query"]["f64"] = claim
+            row["claim"]["f64"] = claim
     apk, ppk = report.results.get("apkdp"), report.results.get("ppkdp")
     if full and apk is not None and ppk is not None and apk.details:
         side = {1: "above", 0: "equal", -1: "below"}
         for row, detail in zip(out["apkdp"]["backgrounds"], apk.details, strict=True):
             row["vs_ppk"] = side[detail["delta"].compare(ppk.delta)]
         out["apkdp"]["ppk_delta"] = str(ppk.delta)
-    return out
+    first = next(iter(out.values()))
+    return stamped("check", out, report.holds, first["claim"])
 
 
 def sweep_rows(points: Sequence) -> list[dict]:
@@ -129,9 +137,13 @@ def sweep_rows(points: Sequence) -> list[dict]:
 
 def sweep_json(report) -> dict:
     """``plrv sweep --json`` (a :class:`~verifier.notions.sweep.SweepReport`)."""
-    return {"holds": report.holds,
-            "query": {"epsilon": str(report.epsilon), "delta": format_rational(report.delta)},
-            "rows": sweep_rows(report.points)}
+    claim = pair(report.epsilon, report.delta)
+    rows = [{"verdict": verdict(row["holds"]), "tight": pair(row["epsilon"], row["delta"]),
+             **row} for row in sweep_rows(report.points)]
+    return stamped("sweep", {
+        "holds": report.holds,  # deprecated: verdict
+        "query": {"epsilon": str(report.epsilon), "delta": format_rational(report.delta)},
+        "rows": rows}, report.holds, claim)
 
 
 def _cert(c) -> dict:
@@ -168,6 +180,7 @@ def guess_json(rep) -> dict:
                           "posterior": str(rep.vulnerability[1])},
         "targets": rows,
     }
+    out = stamped("guess", out, rep.holds)
     inv = rep.inversion
     if inv is not None:
         out["inversion"] = {
@@ -186,7 +199,7 @@ def eta_json(rep) -> dict:
         "diameter": format_rational(rep.diameter), "worst_case_prior": rep.worst_case_prior}
     if rep.max_advantage is not None:
         out["max_advantage_at_epsilon"] = str(rep.max_advantage)
-    return out
+    return stamped("guess", out, True)
 
 
 def pso_json(spec, rep, full: bool = False) -> dict:
@@ -216,7 +229,7 @@ def pso_json(spec, rep, full: bool = False) -> dict:
                                for o, p in rep.strategy.items()]
     else:
         out["datasets"] = rep.datasets
-    return out
+    return stamped("pso", out, rep.holds)
 
 
 def family_json(res, *, mechanism: str, records: int, epsilon: Epsilon, delta: object) -> dict:
@@ -232,8 +245,9 @@ def family_json(res, *, mechanism: str, records: int, epsilon: Epsilon, delta: o
         out["counterexample"] = {res.parameter: format_rational(res.counterexample),
                                  "delta": str(res.exact.delta),
                                  "epsilon": str(res.exact.epsilon),
+                                 "tight": pair(res.exact.epsilon, res.exact.delta),
                                  "witness": witness_json(res.exact.witness, True)}
-    return out
+    return stamped("family", out, {"holds": True, "fails": False}.get(res.status))
 
 
 # ----------------------------------------------------------- symbolic: prove, reducible, search
@@ -268,13 +282,16 @@ def prove_json(rep) -> dict:
             entry["recheck"] = _recheck_json(r)
         instances.append(entry)
     first_bad = next((i for i in instances if i["status"] != "proved"), None)
-    return {"claim": rep.claim.text, "statement": rep.claim.statement, "status": rep.status,
+    holds = {"proved": True, "counterexample": False}.get(rep.status)
+    return stamped("prove", {
+            "claim": {"text": rep.claim.text, "epsilon": rep.epsilon},
+            "statement": rep.claim.statement, "status": rep.status,
             "method": (first_bad or (instances[0] if instances else {})).get("method", ""),
             "seconds": round(sum(p.seconds for p in rep.proofs), 3),
             "epsilon": rep.epsilon, "parameters": rep.parameters,
             "counterexample": (first_bad or {}).get("counterexample"),
             "recheck": (first_bad or {}).get("recheck"),
-            "reason": (first_bad or {}).get("reason", ""), "instances": instances}
+            "reason": (first_bad or {}).get("reason", ""), "instances": instances}, holds)
 
 
 def _bijection_json(b) -> dict:
@@ -305,7 +322,7 @@ def reducible_json(res) -> dict:
                           for side in ("first", "second")}}
     if res.reason:
         out["reason"] = res.reason
-    return out
+    return stamped("reducible", out, res.reducible)
 
 
 def search_json(res) -> dict:
@@ -321,7 +338,7 @@ def search_json(res) -> dict:
         out["size"] = dict(zip(("records", "values", "outputs", "backgrounds",
                                 "largest_denominator", "denominators"),
                                res.counterexample.size(), strict=True))
-    return out
+    return stamped("search", out, False if res.found else None)
 
 
 __all__ += ["prove_json", "reducible_json", "search_json"]
@@ -342,11 +359,17 @@ def closed_form_json(curves) -> dict:
 __all__ += ["closed_form_json"]
 
 
-def certified_json(report) -> dict:
+def certified_json(report, epsilon: object = None, delta: object = None) -> dict:
     """``check --mode certified --json``: per notion the certified interval (exact rational
-    ends), its relative width and the verdict (``null`` when the interval does not decide)."""
-    return {name: {"delta_interval": [str(r.lo), str(r.hi)],
-                   "relative_width_approx": decimal_string(r.relative_width, 3),
-                   "holds": report.verdicts[name], "exact": False,
-                   "precision_bits": report.precision}
-            for name, r in report.results.items()}
+    ends), its relative width and the verdict (``holds`` ``null`` when the interval does not
+    decide); ``tight.delta`` is the interval as an enclosure, ``tight.epsilon`` ``null`` (not
+    computed) and ``claim`` the spec's (ε, δ)."""
+    claim = pair(epsilon, delta)
+    out = {name: {"verdict": verdict(report.verdicts[name]), "claim": claim,
+                  "tight": pair(None, enclosure(r.lo, r.hi)),
+                  "delta_interval": [str(r.lo), str(r.hi)],
+                  "relative_width_approx": decimal_string(r.relative_width, 3),
+                  "holds": report.verdicts[name], "exact": False,
+                  "precision_bits": report.precision}
+           for name, r in report.results.items()}
+    return stamped("check", out, report.holds, claim)

@@ -19,6 +19,7 @@ from verifier.core.numbers import format_rational
 from verifier.notions.result import VACUOUS_RELATION_NOTE
 from verifier.reports.json_out import jsonable
 from verifier.reports.text import short, witness_sentence
+from verifier.reports.vocabulary import enclosure, verdict
 
 __all__ = ["renyi_json", "renyi_lines"]
 
@@ -75,11 +76,15 @@ def _side(holds: bool | None) -> str:
 
 def renyi_json(report, claim, mechanism: str | None = None) -> dict:
     """Each Rényi notion of ``report`` (a :class:`~verifier.notions.renyi.check.RenyiReport`)
-    for the claim ``claim``."""
+    for the claim ``claim``: its ``verdict``, ``claim`` and ``tight`` values (``rdp_epsilon``,
+    the tight D_α per order as ``orders`` lists them; ``rho``: exact, ``"inf"`` or an
+    enclosure) beside the older keys."""
     out: dict[str, object] = {}
     for name, r in report.results.items():
         if hasattr(r, "orders"):  # rdp and its partial-knowledge forms (apkrdp, …)
             out[name] = {
+                "verdict": verdict(r.holds),
+                "tight": {"rdp_epsilon": [str(o.value) for o in r.orders]},
                 "holds": r.holds,
                 "claim": ({"rdp_epsilon": [str(b) for b in claim.budgets]}
                           if claim.budgets is not None else
@@ -95,6 +100,9 @@ def renyi_json(report, claim, mechanism: str | None = None) -> dict:
         else:
             exact = None if r.exact is None else format_rational(r.exact)
             out[name] = {
+                "verdict": verdict(r.holds),
+                "tight": {"rho": "inf" if r.infinite else exact if exact is not None else
+                          enclosure(r.lo, r.hi)},
                 "holds": r.holds,
                 "claim": {"rho": format_rational(r.rho)},
                 "rho": "inf" if r.infinite else exact if exact is not None else
@@ -126,6 +134,8 @@ _VERDICT = {True: "holds", False: "does not hold", None: "unknown (not decided)"
 def renyi_lines(out: Mapping, info: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """``(label, text)`` lines for the terminal, from :func:`renyi_json`'s dictionary."""
     lines = [("engine", i) for i in info]
+    out = {name: r for name, r in out.items()  # the notions (not schema, verdict, …)
+           if isinstance(r, Mapping) and ("orders" in r or "rho" in r)}
     for name in out:
         if "orders" in out[name]:
             lines += _rdp_lines(name, out[name])

@@ -46,7 +46,9 @@ from verifier.notions.composition.exact import (
     LossDistribution,
     compose_law,
     compose_mechanisms,
+    counted,
     pair_laws,
+    repetition,
 )
 from verifier.notions.composition.grid import Grid, GridLoss, parse_grid
 from verifier.notions.composition.polynomial import univariate_terms
@@ -197,7 +199,8 @@ def _adaptive(steps: Sequence[Step], always: bool, grid: Grid | None, max_values
 def enclose_composition(parts: Sequence[Mechanism | Step], relation: Relation,
                         epsilon: object = "0", delta: object = "0",
                         budget: Budget | None = None, *, mode: str = "auto",
-                        grid: object = None, max_values: int | None = None
+                        grid: object = None, max_values: int | None = None,
+                        progress: Callable[[int, int], None] | None = None
                         ) -> NotionResult | CompositionEnclosure:
     """The composition of ``parts`` under ``relation``: exact where it fits, else enclosed.
 
@@ -208,6 +211,7 @@ def enclose_composition(parts: Sequence[Mechanism | Step], relation: Relation,
     ``limits.loss_values``), ``"never"`` (exact or :class:`BudgetExceeded`), ``"always"``
     (an enclosure). ``grid``: a spacing ``"ln(γ)"`` (rational ``γ > 1``), or None for the
     finest automatic grid with at most ``min(max_values, 4096)`` values.
+    ``progress(done, total)`` counts the neighbouring pairs (each pass over them).
 
     >>> from verifier.model.mechanisms import randomized_response
     >>> from verifier.notions.dp.neighbours import replace_one
@@ -232,9 +236,9 @@ def enclose_composition(parts: Sequence[Mechanism | Step], relation: Relation,
     if mode != "always":
         try:
             if adaptive:
-                return compose_adaptive(parts, relation, eps, d, budget, limit)
+                return compose_adaptive(parts, relation, eps, d, budget, limit, progress)
             return compose_mechanisms(parts, relation, eps, d, budget,  # type: ignore[arg-type]
-                                      limit)
+                                      limit, progress=progress)
         except BudgetExceeded as exc:
             if mode == "never" or getattr(exc, "key", None) != "limits.loss_values":
                 raise
@@ -248,19 +252,20 @@ def enclose_composition(parts: Sequence[Mechanism | Step], relation: Relation,
     else:
         bounds = _independent(parts, mode == "always", fixed, limit)  # type: ignore[arg-type]
     return _summarize(bounds, relation, budget, eps, d, reason,
-                      [p.name for p in parts])
+                      [p.name for p in parts], progress)
 
 
 def _summarize(bounds: Callable[[tuple, tuple], PairBounds], relation: Relation,
                budget: Budget, eps: Epsilon, d: mpq, reason: str,
-               names: list[str]) -> CompositionEnclosure:
+               names: list[str], progress: Callable[[int, int], None] | None = None
+               ) -> CompositionEnclosure:
     """The worst lower and upper bounds over the pairs (each maximum taken separately)."""
     best: list[Any] = [None, None, None, None]  # δ_lo, δ_hi, ε_lo, ε_hi
     witness: dict = {}
     grids: dict[Grid, None] = {}
     cases = enclosed = 0
     key = "inputs" if relation.inputs else "databases"
-    for x, y in relation_pairs(relation, budget):
+    for x, y in counted(relation_pairs(relation, budget), progress):
         lo, hi, grid = bounds(x, y)
         cases += 1
         if grid is not None:
@@ -272,7 +277,7 @@ def _summarize(bounds: Callable[[tuple, tuple], PairBounds], relation: Relation,
                 best[i] = v
                 if i == 1:
                     witness = {"relation": relation.name, key: [list(x), list(y)],
-                               "mechanisms": names,
+                               **repetition(names),
                                "grid": "exact" if grid is None else str(grid)}
     if best[0] is None:
         zero = Delta.make(mpq(0), mpq(0), eps)

@@ -20,7 +20,7 @@ earlier outputs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from math import comb
@@ -41,7 +41,7 @@ from verifier.notions.loss import LossLaw, PrivacyLoss, _denominator_lcm, _integ
 from verifier.notions.result import Case, NotionResult, summarize
 
 __all__ = ["LossDistribution", "compose", "compose_law", "compose_mechanisms", "pair_laws",
-           "composition_work", "DEFAULT_MAX_VALUES", "ROUTES"]
+           "composition_work", "repetition", "counted", "DEFAULT_MAX_VALUES", "ROUTES"]
 
 DEFAULT_MAX_VALUES = 1_000_000  # distinct loss values kept by a composition
 
@@ -220,22 +220,54 @@ def pair_laws(mechs: Sequence[Mechanism], x: tuple, y: tuple) -> list[LossDistri
     return [laws[id(m)] for m in mechs]
 
 
+def repetition(names: Sequence[str], key: str = "mechanisms") -> dict[str, object]:
+    """The composed mechanisms' names as ``{key: round, "k": k}``: the shortest
+    ``round`` that ``names`` repeats ``k`` times (``[M] * k`` is ``([M.name], k)``), so that
+    a witness of ``k`` runs is as long as one run's, not ``k`` times it.
+
+    >>> repetition(["rr"] * 100_000)
+    {'mechanisms': ['rr'], 'k': 100000}
+    >>> repetition(["a", "b", "a", "b"]), repetition(["a", "b", "a"])
+    ({'mechanisms': ['a', 'b'], 'k': 2}, {'mechanisms': ['a', 'b', 'a'], 'k': 1})
+    """
+    n = len(names)
+    for period in range(1, n + 1):
+        if n % period == 0 and all(names[i] == names[i % period] for i in range(period, n)):
+            return {key: list(names[:period]), "k": n // period}
+    return {key: list(names), "k": 1}  # (no names)
+
+
+def counted(pairs: Iterable[tuple[tuple, tuple]], progress: Callable[[int, int], None] | None
+            ) -> Iterator[tuple[tuple, tuple]]:
+    """``pairs``, reporting ``progress(done, total)`` as each is taken (listed first when
+    there is a ``progress``, to know the total)."""
+    if progress is None:
+        yield from pairs
+        return
+    listed = list(pairs)
+    progress(0, len(listed))
+    for j, pair in enumerate(listed, 1):
+        yield pair
+        progress(j, len(listed))
+
+
 def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
                max_values: int, budget: Budget | None = None,
                route: str | None = None) -> Case:
     law, used = compose_law(pair_laws(mechs, x, y), max_values, budget, route)
     key = "inputs" if relation.inputs else "databases"
     return Case({"relation": relation.name, key: [list(x), list(y)],
-                 "mechanisms": [m.name for m in mechs], "route": used}, law)
+                 **repetition([m.name for m in mechs]), "route": used}, law)
 
 
 def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: object = "0",
                        delta: object = "0", budget: Budget | None = None,
-                       max_values: int = DEFAULT_MAX_VALUES, route: str | None = None
-                       ) -> NotionResult:
+                       max_values: int = DEFAULT_MAX_VALUES, route: str | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> NotionResult:
     """Decide (ε, δ)-DP of ``M_1 × … × M_k`` (run on the same input, independently) under
     ``relation``, exactly: the worst pair's product loss (a k-fold composition is
-    ``[M] * k``), by :func:`compose_law` (each pair's label names the route).
+    ``[M] * k``), by :func:`compose_law` (each pair's label names the route);
+    ``progress(done, total)`` counts the pairs.
 
     >>> from verifier.model.mechanisms import randomized_response
     >>> from verifier.notions.dp.neighbours import replace_one
@@ -252,5 +284,5 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
     budget = budget or Budget()
     mechs = [as_mechanism(m, f"mechs[{j}]") for j, m in enumerate(mechs)]
     cases = (_pair_case(mechs, x, y, relation, max_values, budget, route)
-             for x, y in relation_pairs(relation, budget))
+             for x, y in counted(relation_pairs(relation, budget), progress))
     return summarize("dp", cases, eps, d)

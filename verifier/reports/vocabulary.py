@@ -1,0 +1,58 @@
+"""The keys every command's ``--json`` shares (docs/reference/json.md).
+
+Every JSON object a command prints carries ``schema`` — ``{"name": "<command>-output",
+"version": 1}``, naming ``schemas/<command>-output.v1.json`` — and ``verdict``, one word of
+:data:`VERDICTS` matching the exit status (``holds`` 0, ``fails`` 1, ``unknown`` 3). A command
+that decides a claim gives it as ``claim`` and the tight values it computed as ``tight``
+(inside each notion's entry where there are several), each an object named by the notion's
+own quantities: ``{"epsilon", "delta"}`` for the (ε, δ) notions, ``rho`` for zCDP,
+``rdp_epsilon`` for RDP. A value is an exact string (``"ln(3)"``, ``"1/4"``,
+``"3/4 - 1/4*exp(1/2)"``), ``{"lower", "upper"}`` (exact strings) for a certified enclosure,
+or ``null`` where it is not computed. (``plrv audit`` writes each value as an object
+``{"value", "enclosure", "approx"}``: a library's claim is often a double.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["SCHEMA_VERSION", "VERDICTS", "schema", "verdict", "exact", "enclosure", "pair",
+           "stamped"]
+
+SCHEMA_VERSION = 1
+VERDICTS = {True: "holds", False: "fails", None: "unknown"}
+
+
+def schema(command: str) -> dict[str, object]:
+    """``{"name": "<command>-output", "version": 1}``."""
+    return {"name": f"{command}-output", "version": SCHEMA_VERSION}
+
+
+def verdict(holds: bool | None) -> str:
+    """``holds``, ``fails`` or ``unknown`` (exit status 0, 1, 3)."""
+    return VERDICTS[holds]
+
+
+def exact(value: object) -> str | None:
+    """An exact value as its string (``None`` stays ``null``)."""
+    return None if value is None else str(value)  # (rationals: format_rational's form)
+
+
+def enclosure(lower: object, upper: object) -> dict[str, str | None]:
+    """A certified enclosure: ``{"lower", "upper"}``, exact ends."""
+    return {"lower": exact(lower), "upper": exact(upper)}
+
+
+def pair(epsilon: object, delta: object) -> dict[str, object]:
+    """``{"epsilon", "delta"}``: exact strings, enclosures (passed as dicts) or ``null``."""
+    return {"epsilon": epsilon if isinstance(epsilon, Mapping) else exact(epsilon),
+            "delta": delta if isinstance(delta, Mapping) else exact(delta)}
+
+
+def stamped(command: str, body: Mapping[str, object], holds: bool | None,
+            claim: Mapping[str, object] | None = None) -> dict[str, object]:
+    """``body`` with ``schema`` and ``verdict`` (and ``claim``) first."""
+    head: dict[str, object] = {"schema": schema(command), "verdict": verdict(holds)}
+    if claim is not None:
+        head["claim"] = dict(claim)
+    return head | {k: v for k, v in body.items() if k not in head}
