@@ -219,7 +219,8 @@ def test_cli_budget_enclosure(tmp_path):
     (tmp_path / "steps_mod.py").write_text(STEP_MODULE)
     path = tmp_path / "steps.toml"
     path.write_text(STEP_SPEC)
-    result = CliRunner().invoke(app, ["compose", "--json", str(path), "--k", "3", "--max-values", "6"])
+    result = CliRunner().invoke(app, ["compose", "--json", str(path), "--k", "3",
+                                      "--max-values", "6"])
     assert result.exit_code in (0, 1, 3), result.output
     out = json.loads(result.stdout)
     assert out["exact"] is False and "limits.loss_values" in out["enclosure"]["reason"]

@@ -218,7 +218,7 @@ def test_limits_of_the_count_engine_apply(tmp_path):
     run = runner.invoke(app, ["compose", "--json", _write(tmp_path, SPEC + "[limits]\nwork = 10\n"),
                               "--k", "20"])
     assert run.exit_code == 2 and "limits.work" in run.output
-    run = runner.invoke(app, ["compose", "--json", _write(tmp_path, SPEC + "[limits]\nmemory = 10\n"),
+    run = runner.invoke(app, ["compose", _write(tmp_path, SPEC + "[limits]\nmemory = 10\n"),
                               "--k", "20"])
     assert run.exit_code == 2 and "limits.memory" in run.output
 

@@ -120,7 +120,7 @@ def test_bad_step_function(tmp_path, function):
     """A step that raises, returns a float, float weights, a dict, a bool or an arbitrary
     object: exit 2 naming the function (and the key that named it)."""
     path = _spec(tmp_path, _steps("first", function))
-    assert_error(invoke(["compose", "--json", path]), f"hostile_steps:{function}", "composition.steps",
+    assert_error(invoke(["compose", path]), f"hostile_steps:{function}", "composition.steps",
                  file=path)
 
 
