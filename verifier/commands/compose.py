@@ -73,7 +73,7 @@ def _positive(value: object, option: str) -> int:
 def compose_spec(path: Path | None, k: int | None = None, accounting: bool = False,
                  interval: str = "1/10000", *, enclosure: str | None = None,
                  grid: str | None = None, max_values: int | None = None,
-                 mechanism: str | None = None, query: Mapping[str, str] | None = None,
+                 mechanism: str | None = None, query: Mapping[str, str | None] | None = None,
                  progress: bool | None = None) -> tuple[dict, bool | None]:
     """``(result, holds)`` of the composition SPEC describes (or ``mechanism``, a built-in
     mechanism on the command line: :mod:`verifier.specs.mechanism_text`), its claim replaced
@@ -94,12 +94,12 @@ def compose_spec(path: Path | None, k: int | None = None, accounting: bool = Fal
                               f"{', '.join(ENCLOSURE_MODES)}", argument="--enclosure",
                               value=enclosure)
     chosen_grid = None if grid is None else parse_grid(grid, "--grid")
-    query = {name: text for name, text in (query or {}).items() if text is not None}
+    claimed = {name: text for name, text in (query or {}).items() if text is not None}
     given = {"--k": k, "--accounting": accounting, "--enclosure": enclosure, "--grid": grid,
              "--max-values": max_values, "--progress": progress,
-             **{f"--{name}": text for name, text in query.items()}}
+             **{f"--{name}": text for name, text in claimed.items()}}
     typed = {option: value for option, value in given.items() if value not in (None, False)}
-    s = _load(path, mechanism, query)
+    s = _load(path, mechanism, claimed)
     if s.problem is not None:
         refuse_options("plrv compose of apkdp, ppkdp and noiseless", typed, PARTIAL,
                        _PARTIAL_WHY)
