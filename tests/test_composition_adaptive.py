@@ -155,4 +155,4 @@ def test_compose_json_names_the_worst_pair():
     d = json.loads(out.stdout)
     assert d["tight_epsilon"] == "ln(2)" and d["tight_delta"] == "1/3"
     assert d["worst_case"] == {"relation": "replace-one", "databases": [[1], [0]],
-                               "steps": ["first", "again"]}
+                               "steps": ["first", "again"], "k": 1}

@@ -511,7 +511,7 @@ CASES: list[Case] = [
     # ---- prove (sym1: randomized response t on 2 records, the attacker of record 1 knows
     # record 0; with --every-known-set the known sets are {} and {0}: two instances)
     Case("prove", "--claim", ("prove", "{sym1}", "--claim", "apk-le-ppk", "--json"),
-         lambda r: _j(r, "claim") == "apk-le-ppk" and _j(r, "status") == "proved"),
+         lambda r: _j(r, "claim", "text") == "apk-le-ppk" and _j(r, "status") == "proved"),
     Case("prove", "--every-epsilon", ("prove", "{sym1}", "--claim", "apk <= ppk",
                                       "--every-epsilon", "--json"),
          lambda r: _j(r, "epsilon") == "every ε"),
