@@ -22,14 +22,14 @@ from pathlib import Path
 
 from verifier.commands.routes import refuse_options
 from verifier.core.errors import InvalidArgument, SpecError
+from verifier.core.vocabulary import pair, stamped
 from verifier.notions.composition.enclosure import (
     ENCLOSURE_MODES,
     CompositionEnclosure,
     enclose_composition,
 )
 from verifier.notions.composition.grid import parse_grid
-from verifier.reports.vocabulary import enclosure as enclosed
-from verifier.reports.vocabulary import pair, stamped
+from verifier.notions.serial import composition_json
 from verifier.specs.compose import ComposeSpec, load_compose_spec
 
 __all__ = ["compose_spec", "accountant_json"]
@@ -58,9 +58,6 @@ _PARTIAL_WHY = {
 
 MAX_RUNS = 1_000_000  # --k: more runs are refused outright; below, the work is estimated first
 
-ENCLOSURE_NOTE = ("certified bounds, not exact values: every privacy-loss value was rounded "
-                  "up (upper bounds) or down (lower bounds) onto the grid, and the exact value "
-                  "lies between them")
 
 
 def _positive(value: object, option: str) -> int:
@@ -160,35 +157,19 @@ def _dp(s: ComposeSpec, k: int | None, accounting: bool, interval: str, enclosur
     with ProgressBar(progress, "neighbouring pairs") as bar:
         r = enclose_composition(parts, s.relation, s.epsilon, s.delta, budget, mode=mode,
                                 grid=chosen_grid or s.grid, progress=bar)
-    claim = pair(r.query_epsilon, r.query_delta)
-    out: dict = {"k": runs, "relation": s.relation.name}
-    if s.mechanism is not None:
-        out["mechanism"] = s.mechanism.describe()
-    if s.steps:
-        out["steps"] = [step.name for step in s.steps]
-    out.update(claim)  # deprecated: the claim's ε and δ, as claim.epsilon and claim.delta
-    if isinstance(r, CompositionEnclosure):
-        if accounting:
-            raise InvalidArgument("--accounting compares exact values; this composition is "
-                                  "an enclosure (use --enclosure never or raise --max-values)",
-                                  argument="--accounting")
-        out.update(_enclosure(r))
-        return stamped("compose", out, r.holds, claim), r.holds
-    from verifier.reports.json_out import witness_json
-
-    witness = witness_json(r.witness, False)  # the pair (a composition lists no outputs)
-    witness.pop("outputs", None)
-    out["route"] = witness.pop("route", "tree")  # how the shown pair's law was computed
-    out.update({"exact": True, "tight": pair(r.epsilon, r.delta),
-                "tight_delta": str(r.delta), "tight_epsilon": str(r.epsilon),  # deprecated
-                "holds": r.holds, "worst_case" if r.holds else "witness": witness,
-                "approx": {"tight_delta": r.delta.approx(), "tight_epsilon": r.epsilon.approx()}})
+    if isinstance(r, CompositionEnclosure) and accounting:
+        raise InvalidArgument("--accounting compares exact values; this composition is "
+                              "an enclosure (use --enclosure never or raise --max-values)",
+                              argument="--accounting")
+    out = composition_json(r, runs, s.relation.name,
+                           None if s.mechanism is None else s.mechanism.describe(),
+                           [step.name for step in s.steps])
     if accounting:
         from verifier.interop.accounting import compare_composition
         assert s.mechanism is not None  # (accounting is refused for steps above)
         c = compare_composition(s.mechanism, s.relation, runs, s.epsilon, interval, s.budget)
         out["accountant"] = accountant_json(c)
-    return stamped("compose", out, r.holds, claim), r.holds
+    return out, r.holds
 
 
 def accountant_json(c) -> dict:
@@ -206,21 +187,6 @@ def accountant_json(c) -> dict:
         out["difference_note"] = (f"the exact δ {c.exact} is irrational, so accountant − exact "
                                   f"is no exact rational; pessimistic compares them exactly")
     return out
-
-
-def _enclosure(r: CompositionEnclosure) -> dict:
-    return {
-        "exact": False,
-        "tight": pair(enclosed(r.epsilon_lo, r.epsilon_hi), enclosed(r.delta_lo, r.delta_hi)),
-        "tight_delta": enclosed(r.delta_lo, r.delta_hi),  # deprecated: tight.delta
-        "tight_epsilon": enclosed(r.epsilon_lo, r.epsilon_hi),  # deprecated: tight.epsilon
-        "holds": r.holds,
-        "enclosure": {"note": ENCLOSURE_NOTE, "reason": r.reason,
-                      "grid": [str(g) for g in r.grids], "pairs": r.cases,
-                      "pairs_enclosed": r.enclosed, "witness": dict(r.witness)},
-        "approx": {"tight_delta": [r.delta_lo.approx(), r.delta_hi.approx()],
-                   "tight_epsilon": [r.epsilon_lo.approx(), r.epsilon_hi.approx()]},
-    }
 
 
 def _renyi(s: ComposeSpec, k: int | None, progress: bool | None) -> tuple[dict, bool | None]:

@@ -19,6 +19,7 @@ from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import Rational, format_rational
 from verifier.notions.loss import Loss, LossKind, LossLaw
+from verifier.notions.serial import result_json
 
 __all__ = ["Case", "NotionResult", "Summary", "summarize", "MAX_WITNESS_OUTPUTS", "VACUOUS_NOTE",
            "VACUOUS_RELATION_NOTE", "witness_text", "witness_items", "show_value", "with_approx",
@@ -64,6 +65,11 @@ class NotionResult:
     witness: Mapping[str, object]
     cases: int
     details: Sequence = field(default=())
+
+    def to_dict(self, full: bool = False) -> dict:
+        """This result as JSON-ready data: one notion's entry of ``plrv check --json``
+        (``--full`` with ``full``; :mod:`verifier.core.vocabulary`)."""
+        return result_json(self, full=full)
 
     def __repr__(self) -> str:
         """The verdict, the claim, the tight values (exact, with a certified decimal where

@@ -24,7 +24,7 @@ from verifier.core.certified import log_bounds
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
-from verifier.reports.vocabulary import pair, stamped, verdict
+from verifier.core.vocabulary import pair, stamped, verdict
 
 __all__ = ["FORM", "epsilon_pieces", "breakpoints", "sample_epsilons", "sample_rows",
            "curve_json", "curve_lines", "accountant_lines"]

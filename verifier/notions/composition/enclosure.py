@@ -56,6 +56,7 @@ from verifier.notions.display import enclosure_described, result_html, result_re
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import LossLaw, _denominator_lcm
 from verifier.notions.result import NotionResult
+from verifier.notions.serial import composition_json
 
 __all__ = ["CompositionEnclosure", "enclose_composition", "choose_grid", "ENCLOSURE_MODES",
            "DEFAULT_GRID_POINTS"]
@@ -89,6 +90,13 @@ class CompositionEnclosure:
     cases: int
     enclosed: int
     notion: str = "dp"
+
+    def to_dict(self, k: int, relation: str, mechanism: str | None = None,
+                steps: Sequence[str] = ()) -> dict:
+        """These bounds as ``plrv compose --json`` prints them for ``k`` runs of
+        ``mechanism`` (described) or of ``steps`` (their names) under ``relation`` (its
+        name)."""
+        return composition_json(self, k, relation, mechanism, steps)
 
     def __repr__(self) -> str:
         return result_repr("CompositionEnclosure", enclosure_described(self))

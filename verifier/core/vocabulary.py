@@ -10,14 +10,25 @@ own quantities: ``{"epsilon", "delta"}`` for the (ε, δ) notions, ``rho`` for z
 ``"3/4 - 1/4*exp(1/2)"``), ``{"lower", "upper"}`` (exact strings) for a certified enclosure,
 or ``null`` where it is not computed. (``plrv audit`` writes each value as an object
 ``{"value", "enclosure", "approx"}``: a library's claim is often a double.)
+
+The result objects' ``to_dict()`` and the commands' ``--json`` are built from these helpers,
+so the two are the same dictionary; :func:`jsonable` and :func:`witness_json` write outcomes
+and witnesses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gmpy2 import mpq
+
+from verifier.core.delta import Delta
+from verifier.core.distribution import Bottom
+from verifier.core.epsilon import Epsilon
+from verifier.core.numbers import format_rational
+
 __all__ = ["SCHEMA_VERSION", "VERDICTS", "schema", "verdict", "exact", "enclosure", "pair",
-           "stamped"]
+           "stamped", "jsonable", "witness_json", "WITNESS_OUTPUTS"]
 
 SCHEMA_VERSION = 1
 VERDICTS = {True: "holds", False: "fails", None: "unknown"}
@@ -56,3 +67,40 @@ def stamped(command: str, body: Mapping[str, object], holds: bool | None,
     if claim is not None:
         head["claim"] = dict(claim)
     return head | {k: v for k, v in body.items() if k not in head}
+
+
+WITNESS_OUTPUTS = 20  # outputs of a witness listed without --full
+_MPQ = type(mpq(0))
+
+
+def jsonable(value: object) -> object:
+    """A JSON-ready form of an outcome, background value or exact number."""
+    if isinstance(value, Bottom):
+        return "⊥"
+    if isinstance(value, (Delta, Epsilon)):
+        return str(value)
+    if isinstance(value, _MPQ):
+        return format_rational(value)
+    if isinstance(value, (tuple, list)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, frozenset):
+        return sorted((jsonable(v) for v in value), key=repr)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if hasattr(value, "as_dict"):
+        return value.as_dict()
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    return repr(value)
+
+
+def witness_json(witness: Mapping[str, object], full: bool) -> dict:
+    """A witness (or worst case): its keys made JSON-ready, its outputs listed (the first
+    :data:`WITNESS_OUTPUTS` without ``full``, ``outputs_truncated`` saying so)."""
+    out = {k: jsonable(v) for k, v in witness.items() if k not in ("outputs", "outputs_truncated")}
+    outputs = list(witness.get("outputs", ()))  # type: ignore[call-overload]
+    shown = outputs if full else outputs[:WITNESS_OUTPUTS]
+    out["outputs"] = [[jsonable(o), loss] for o, loss in shown]
+    if len(shown) < len(outputs) or witness.get("outputs_truncated"):
+        out["outputs_truncated"] = True
+    return out
