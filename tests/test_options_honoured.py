@@ -552,7 +552,8 @@ CASES: list[Case] = [
          lambda r: _shards(r, scheduler=SCHEDULER), spy="executor"),
     # ---- theorems (one stand-in row)
     Case("theorems", "--json", ("theorems", "--json"),
-         lambda r: r.code == 0 and _j(r)[0]["id"] == "x", spy="theorems"),
+         lambda r: r.code == 0 and _j(r, "theorems")[0]["id"] == "x"
+         and _j(r, "verdict") == "holds", spy="theorems"),
     Case("theorems", "--markdown", ("theorems", "--markdown"),
          lambda r: r.stdout.startswith("# Theorem records"), spy="theorems"),
     Case("theorems", "--markdown", ("theorems", "--json", "--markdown"), spy="theorems",

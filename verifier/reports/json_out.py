@@ -97,3 +97,12 @@ def certified_json(report, epsilon: object = None, delta: object = None) -> dict
     """``check --mode certified --json``
     (:meth:`~verifier.engines.enclosure.CertifiedReport.to_dict`)."""
     return report.to_dict(epsilon, delta)
+
+
+def theorems_json(table: Sequence[dict], ok: bool) -> dict:
+    """``plrv theorems --json``: the rows of the theorem records under ``theorems``; the
+    verdict holds when every record gives its expected verdict."""
+    return stamped("theorems", {"theorems": list(table)}, ok)
+
+
+__all__ += ["theorems_json"]
