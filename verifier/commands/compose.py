@@ -9,9 +9,14 @@ The values are exact while the distinct privacy-loss values fit ``limits.loss_va
 (``--max-values``); beyond it (``enclosure = "auto"``, the default) or when asked
 (``"always"``) they are certified enclosures ``[lower, upper]`` on a grid
 (:mod:`verifier.notions.composition.enclosure`), reported with ``"exact": false``, the grid
-and the reason, and the verdict is ``null`` (exit 3) where the enclosure does not decide it.
-With ``--accounting`` the result also gives dp_accounting's pessimistic δ at ε and the
+and the reason, and the verdict is ``unknown`` (exit 3) where the enclosure does not decide
+it. With ``--accounting`` the result also gives dp_accounting's pessimistic δ at ε and the
 difference (:mod:`verifier.interop.accounting`; one mechanism, exact values only).
+
+The claim is the spec's or ``--epsilon``/``--delta``; ``--mechanism`` stands for a spec of
+one built-in mechanism (:mod:`verifier.specs.mechanism_text`). The result is one dictionary
+in the shared vocabulary (:mod:`verifier.core.vocabulary`), printed as JSON or read by the
+text report (:mod:`verifier.reports.compose`).
 """
 
 from __future__ import annotations

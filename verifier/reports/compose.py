@@ -27,12 +27,14 @@ def compose_lines(out: Mapping) -> list[tuple[str, str]]:
     dictionary (``plrv compose --json``)."""
     k = out["k"]
     runs = f"{k} run{'s' if k != 1 else ''}"
-    what = (out.get("mechanism") or (f"steps {', '.join(out['steps'])}" if "steps" in out
-                                     else ", ".join(out.get("notions", ()))))
-    lines = [("composed", f"{runs} of {what}" if what else runs)]
+    renyi = {n: out[n] for n in _RENYI if isinstance(out.get(n), Mapping)}
+    described = next((r["mechanism"] for r in renyi.values() if "mechanism" in r), None)
+    what = (out.get("mechanism") or described
+            or (f"steps {', '.join(out['steps'])}" if "steps" in out
+                else f"its mechanism, for {', '.join(out.get('notions', ()))}"))
+    lines = [("composed", f"{runs} of {what}")]
     if "relation" in out:
         lines.append(("relation", str(out["relation"])))
-    renyi = {n: out[n] for n in _RENYI if isinstance(out.get(n), Mapping)}
     if renyi:
         return lines + renyi_lines(renyi)
     claim = out["claim"]
