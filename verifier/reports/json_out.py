@@ -1,4 +1,8 @@
-"""Every command's JSON, built from its typed report (display only).
+"""Every command's JSON, built from its typed report (display only). The JSON of each result
+is its ``to_dict()``, written beside it (``serial.py`` of its layer: notions, guessing, pso,
+symbolic, audit) and re-exported here; this module adds what comes from the command line
+(the claim's doubles, theorem rows). The keys every command shares are
+:mod:`verifier.core.vocabulary`'s.
 
 Exact values are written as exact strings (``"7/64"``, ``"ln(3)"``, ``"1/3 - 1/9*exp(1/2)"``);
 decimals appear only beside them, labelled as approximations, and are certified truncations.
@@ -30,6 +34,7 @@ from verifier.symbolic.serial import family_json, prove_json, reducible_json
 
 __all__ = ["dumps", "jsonable", "witness_json", "result_json", "check_json", "sweep_rows",
            "sweep_json", "guess_json", "eta_json", "pso_json", "family_json", "WITNESS_OUTPUTS"]
+
 
 def dumps(obj: object, indent: int | None = 2) -> str:
     """JSON text; exact integers of any length (lifts Python's int/str digit limit)."""
