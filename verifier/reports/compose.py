@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from verifier.reports.renyi import renyi_lines
-from verifier.reports.text import short, witness_sentence
+from verifier.reports.renyi import renyi_lines, where_sentence
+from verifier.reports.text import short
 
 __all__ = ["compose_lines"]
 
@@ -74,6 +74,7 @@ def _notion(name: str, r: Mapping, approx: Mapping) -> list[tuple[str, str]]:
                      else approx.get("epsilon")))]
     side = "witness" if "witness" in r else "worst case"
     where = r.get("witness") or r.get("worst_case")
-    if where and ("databases" in where or "inputs" in where or "target" in where):
-        lines.append((f"  {side}", witness_sentence(where)))
+    said = where_sentence(where) if where else ""
+    if said:
+        lines.append((f"  {side}", said))
     return lines

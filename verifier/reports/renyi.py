@@ -17,9 +17,11 @@ from verifier.notions.result import VACUOUS_RELATION_NOTE
 from verifier.notions.serial import renyi_json
 from verifier.reports.text import short, witness_sentence
 
-__all__ = ["renyi_json", "renyi_lines"]
+__all__ = ["renyi_json", "renyi_lines", "where_sentence"]
 
-def _where(witness: Mapping) -> str:
+def where_sentence(witness: Mapping) -> str:
+    """Where a value is attained, from a witness in its JSON form (a count class of the
+    known records said as the (ε, δ) notions say it; nothing for a vacuous note)."""
     if "note" in witness:
         return ""
     if "centres" in witness:
@@ -71,7 +73,7 @@ def _rdp_lines(name: str, r: Mapping) -> list[tuple[str, str]]:
                         f"exact ({r['cases']} {pairs})"))
     for o in r["orders"]:
         mark = "ok" if o["holds"] else "exceeds"
-        where = _where(o.get("witness") or o.get("worst_case") or {})
+        where = where_sentence(o.get("witness") or o.get("worst_case") or {})
         lines.append((f"  α = {o['order']}", f"{short(o['value'])}  ≈ {o['approx']}   "
                                               f"bound {o['bound']}: {mark}"
                                               + (f"   at {where}" if where else "")))
@@ -88,7 +90,7 @@ def _zcdp_lines(name: str, z: Mapping) -> list[tuple[str, str]]:
                  f"[{short(z['enclosure'][0])}, {short(z['enclosure'][1])}])")
     lines.append((name, f"{_VERDICT[z['holds']]} for ρ = {z['claim']['rho']}; tight ρ* "
                         f"{tight}, attained at {z['attained']} — {z['method']}"))
-    where = _where(z.get("witness") or z.get("worst_case") or {})
+    where = where_sentence(z.get("witness") or z.get("worst_case") or {})
     if where:
         lines.append(("  pair", where))
     return lines
