@@ -285,4 +285,5 @@ def test_examples_exit_codes(name, library, code):
 
     out = CliRunner().invoke(app, ["audit", str(EXAMPLES / name), "--json"])
     assert out.exit_code == code, out.stderr
-    assert json.loads(out.stdout)["verdict"] == {0: "sound", 1: "unsound"}[code]
+    assert json.loads(out.stdout)["soundness"] == {0: "sound", 1: "unsound"}[code]
+    assert json.loads(out.stdout)["verdict"] == {0: "holds", 1: "fails"}[code]

@@ -208,7 +208,8 @@ def _cli(tmp_path: Path, monkeypatch, adapter: Adapter | None, *options: str,
 def test_exit_codes(tmp_path, monkeypatch, verdict, code):
     out = _cli(tmp_path, monkeypatch, _stand_in(verdict), "--json")
     assert out.exit_code == code
-    assert json.loads(out.stdout)["verdict"] == verdict
+    assert json.loads(out.stdout)["soundness"] == verdict
+    assert json.loads(out.stdout)["verdict"] == {0: "holds", 1: "fails", 3: "unknown"}[code]
 
 
 def test_errors_exit_2_naming_file_and_key(tmp_path, monkeypatch):

@@ -109,11 +109,11 @@ def test_plrv_compose_command(tmp_path):
     """The same hand value (17/32 at ln 2, above the claimed δ = 1/2: exit 1)."""
     path = tmp_path / "rr.toml"
     path.write_text(RR_SPEC)
-    result = CliRunner().invoke(app, ["compose", str(path), "--k", "3"])
+    result = CliRunner().invoke(app, ["compose", "--json", str(path), "--k", "3"])
     assert result.exit_code == 1, result.output
     out = json.loads(result.output)
     assert out["tight_delta"] == "17/32" and out["holds"] is False
-    assert CliRunner().invoke(app, ["compose", str(path), "--k", "0"]).exit_code == 2
+    assert CliRunner().invoke(app, ["compose", "--json", str(path), "--k", "0"]).exit_code == 2
 
 
 @settings(max_examples=60, deadline=None)

@@ -136,7 +136,7 @@ def test_example_spec_runs():
     """examples/compose/adaptive_rr.toml is the scheme above: δ(ln 2) = 1/3 ≤ 1/3 (exit 0);
     with --k 1 the same; and the values are exact."""
     path = ROOT / "examples" / "compose" / "adaptive_rr.toml"
-    result = CliRunner().invoke(app, ["compose", str(path)])
+    result = CliRunner().invoke(app, ["compose", "--json", str(path)])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["exact"] is True and out["tight_delta"] == "1/3"
@@ -150,9 +150,9 @@ def test_compose_json_names_the_worst_pair():
     max(0, 1/4 − E/6), and δ = 1/3 at E = 2. Input 0 against 1: δ(E) = max(0, 3/4 − E/4)
     (+ terms that vanish for E ≥ 1), δ = 1/3 at E = 5/3. The tight ε at δ = 1/3 is ln 2,
     reached by 1 against 0: that pair is the worst case."""
-    out = CliRunner().invoke(app, ["compose", "examples/compose/adaptive_rr.toml"])
+    out = CliRunner().invoke(app, ["compose", "--json", "examples/compose/adaptive_rr.toml"])
     assert out.exit_code == 0, out.output
     d = json.loads(out.stdout)
     assert d["tight_epsilon"] == "ln(2)" and d["tight_delta"] == "1/3"
     assert d["worst_case"] == {"relation": "replace-one", "databases": [[1], [0]],
-                               "steps": ["first", "again"]}
+                               "steps": ["first", "again"], "k": 1}

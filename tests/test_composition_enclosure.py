@@ -180,7 +180,7 @@ def test_cli_enclosure(tmp_path, delta, code, verdict):
     """The hand values above through plrv compose: exit 3 only when undecided."""
     path = tmp_path / "rr.toml"
     path.write_text(RR_SPEC.replace('"2/5"', f'"{delta}"'))
-    result = CliRunner().invoke(app, ["compose", str(path), "--k", "2", "--enclosure",
+    result = CliRunner().invoke(app, ["compose", "--json", str(path), "--k", "2", "--enclosure",
                                       "always", "--grid", "ln(2)"])
     assert result.exit_code == code, result.output
     out = json.loads(result.stdout)
@@ -219,7 +219,8 @@ def test_cli_budget_enclosure(tmp_path):
     (tmp_path / "steps_mod.py").write_text(STEP_MODULE)
     path = tmp_path / "steps.toml"
     path.write_text(STEP_SPEC)
-    result = CliRunner().invoke(app, ["compose", str(path), "--k", "3", "--max-values", "6"])
+    result = CliRunner().invoke(app, ["compose", "--json", str(path), "--k", "3",
+                                      "--max-values", "6"])
     assert result.exit_code in (0, 1, 3), result.output
     out = json.loads(result.stdout)
     assert out["exact"] is False and "limits.loss_values" in out["enclosure"]["reason"]
@@ -229,7 +230,7 @@ def test_cli_budget_enclosure(tmp_path):
     worst = max(forward, backward)
     lo, hi = (mpq(out["tight_delta"][k]) for k in ("lower", "upper"))
     assert lo <= worst.value <= hi
-    assert CliRunner().invoke(app, ["compose", str(path), "--k", "3", "--max-values",
+    assert CliRunner().invoke(app, ["compose", "--json", str(path), "--k", "3", "--max-values",
                                     "1"]).exit_code == 2
 
 

@@ -57,14 +57,14 @@ def test_randomized_response_by_hand():
     assert dp["pieces"] == [{"from": "0", "to": "ln(3)", "a": "3/4", "c": "1/4"},
                             {"from": "ln(3)", "to": "inf", "a": "0", "c": "0"}]
     assert dp["breakpoints"] == ["ln(3)"] and dp["variable"] == "epsilon"
-    assert dp["claim"] == {"delta": "1/4", "delta_approx": "0.25", "holds": True}
+    assert dp["at_claim"] == {"delta": "1/4", "delta_approx": "0.25", "holds": True}
     assert out["holds"] is True and out["query"] == {"epsilon": "ln(2)", "delta": "1/4"}
 
 
 def test_the_exit_status_is_the_claims_verdict():
     # δ(ln 2) = 1/4 > 1/5
     out = _json(RR, "--delta", "1/5", code=1)
-    assert out["holds"] is False and out["notions"]["dp"]["claim"]["holds"] is False
+    assert out["holds"] is False and out["notions"]["dp"]["at_claim"]["holds"] is False
     assert _json(RR, "--epsilon", "ln(3)", "--delta", "0")["holds"] is True
 
 
@@ -121,8 +121,8 @@ def test_the_curve_meets_plrv_check_at_the_claim_and_is_continuous():
         checked = json.loads(runner.invoke(app, ["check", spec, "--json"]).stdout)
         out = runner.invoke(app, ["curve", spec, "--json"])
         for name, form in json.loads(out.stdout)["notions"].items():
-            assert form["claim"]["delta"] == checked[name]["delta"]
-            assert form["claim"]["holds"] == checked[name]["holds"]
+            assert form["at_claim"]["delta"] == checked[name]["delta"]
+            assert form["at_claim"]["holds"] == checked[name]["holds"]
             ps = form["pieces"]
             for left, right in zip(ps, ps[1:], strict=False):  # δ is continuous in ε
                 s = parse_epsilon(right["from"]).rate

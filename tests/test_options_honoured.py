@@ -421,17 +421,18 @@ CASES: list[Case] = [
          lambda r: r.code == 1 and _j(r, "status") == "fails"),
     # ---- compose (randomized response 3/4, two runs: the output (0, 0) has loss ln 9, its
     # δ at ln 3 is 9/16 − 3·1/16 = 3/8; every other output has loss ≤ ln 3)
-    Case("compose", "--k", ("compose", "{rr1}", "--k", "2"),
+    Case("compose", "--k", ("compose", "{rr1}", "--k", "2", "--json"),
          lambda r: r.code == 1 and _j(r, "tight_delta") == "3/8"),
-    Case("compose", "--accounting", ("compose", "{rr1}", "--k", "1", "--accounting"),
+    Case("compose", "--accounting", ("compose", "{rr1}", "--k", "1", "--accounting", "--json"),
          lambda r: Fraction(_j(r, "accountant", "delta")) >= 0 and _j(r, "tight_delta") == "0"),
     Case("compose", "--accounting", ("compose", "{adaptive}", "--accounting"), route="steps"),
-    Case("compose", "--enclosure", ("compose", "{rr1}", "--k", "2", "--enclosure", "always"),
+    Case("compose", "--enclosure", ("compose", "{rr1}", "--k", "2", "--enclosure", "always",
+                                    "--json"),
          lambda r: _j(r, "exact") is False
          and Fraction(_j(r, "tight_delta", "lower")) <= Fraction(3, 8)
          <= Fraction(_j(r, "tight_delta", "upper"))),
     Case("compose", "--grid", ("compose", "{rr1}", "--k", "2", "--enclosure", "always",
-                               "--grid", "ln(1001/1000)"),
+                               "--grid", "ln(1001/1000)", "--json"),
          lambda r: _j(r, "enclosure", "grid") == ["ln(1001/1000)"]),
     Case("compose", "--grid", ("compose", "{rrz}", "--k", "2", "--grid", "ln(1001/1000)"),
          route="zcdp"),
@@ -441,10 +442,26 @@ CASES: list[Case] = [
     Case("compose", "--max-values", ("compose", "{rrz}", "--k", "2", "--max-values", "1"),
          route="zcdp"),
     Case("compose", "--json", ("compose", "{rr1}", "--k", "2", "--json"),
-         lambda r: _j(r, "tight_epsilon") == "ln(9)"),
+         lambda r: _j(r, "tight", "epsilon") == "ln(9)" and _j(r, "verdict") == "fails"),
+    # the claim at ε = ln 9 holds for two runs (every loss is at most ln 9): δ = 0
+    Case("compose", "--epsilon", ("compose", "{rr1}", "--k", "2", "--epsilon", "ln(9)"),
+         lambda r: r.code == 0 and "holds" in r.stdout),
+    # δ(ln 3) of two runs is 3/8 (above): the claim δ = 3/8 holds
+    Case("compose", "--delta", ("compose", "{rr1}", "--k", "2", "--delta", "3/8"),
+         lambda r: r.code == 0),
+    Case("compose", "--progress", ("compose", "{rr1}", "--k", "2", "--progress"),
+         lambda r: r.code == 1 and "neighbouring pairs" in r.stderr),
+    # randomized response 3/4 without a spec file: two runs, δ(ln 3) = 3/8 as for {rr1}
+    Case("compose", "--mechanism", ("compose", "--mechanism", "randomized_response truth=3/4",
+                                    "--k", "2", "--epsilon", "ln(3)", "--json"),
+         lambda r: r.code == 1 and _j(r, "tight", "delta") == "3/8"),
+    Case("compose", "--epsilon", ("compose", "{rrz}", "--k", "2", "--epsilon", "1"),
+         route="zcdp"),
+    Case("compose", "--progress", ("compose", "{pk2}", "--k", "2", "--progress"),
+         route="apkdp", honoured=lambda r: r.code == 1 and "histograms" in r.stderr),
     # ---- compose of apkdp (pk2): the target's two reports both 1 have ratio 9, δ at ln 3 is
     # 9/16 − 3·1/16 = 3/8, as for dp; one run has the ratio 3 only, δ = 0
-    Case("compose", "--k", ("compose", "{pk2}", "--k", "2"), route="apkdp",
+    Case("compose", "--k", ("compose", "{pk2}", "--k", "2", "--json"), route="apkdp",
          honoured=lambda r: r.code == 1 and _j(r, "results", "apkdp", "delta") == "3/8"),
     Case("compose", "--json", ("compose", "{pk2}", "--k", "1", "--json"), route="apkdp",
          honoured=lambda r: r.code == 0 and _j(r, "results", "apkdp", "epsilon") == "ln(3)"),
@@ -506,7 +523,7 @@ CASES: list[Case] = [
     # ---- prove (sym1: randomized response t on 2 records, the attacker of record 1 knows
     # record 0; with --every-known-set the known sets are {} and {0}: two instances)
     Case("prove", "--claim", ("prove", "{sym1}", "--claim", "apk-le-ppk", "--json"),
-         lambda r: _j(r, "claim") == "apk-le-ppk" and _j(r, "status") == "proved"),
+         lambda r: _j(r, "claim", "text") == "apk-le-ppk" and _j(r, "status") == "proved"),
     Case("prove", "--every-epsilon", ("prove", "{sym1}", "--claim", "apk <= ppk",
                                       "--every-epsilon", "--json"),
          lambda r: _j(r, "epsilon") == "every ε"),
@@ -547,7 +564,8 @@ CASES: list[Case] = [
          lambda r: _shards(r, scheduler=SCHEDULER), spy="executor"),
     # ---- theorems (one stand-in row)
     Case("theorems", "--json", ("theorems", "--json"),
-         lambda r: r.code == 0 and _j(r)[0]["id"] == "x", spy="theorems"),
+         lambda r: r.code == 0 and _j(r, "theorems")[0]["id"] == "x"
+         and _j(r, "verdict") == "holds", spy="theorems"),
     Case("theorems", "--markdown", ("theorems", "--markdown"),
          lambda r: r.stdout.startswith("# Theorem records"), spy="theorems"),
     Case("theorems", "--markdown", ("theorems", "--json", "--markdown"), spy="theorems",
@@ -640,7 +658,7 @@ def test_compose_refuses_parameters(specs):
 
 
 def test_compose_without_parameters_says_nothing_of_them(specs):
-    out = json.loads(runner.invoke(app, ["compose", specs["rr1"], "--k", "2"]).stdout)
+    out = json.loads(runner.invoke(app, ["compose", specs["rr1"], "--k", "2", "--json"]).stdout)
     assert "parameters" not in out
 
 

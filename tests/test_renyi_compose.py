@@ -127,13 +127,13 @@ def _spec(tmp_path: Path, notions: str = '["rdp", "zcdp"]', rho: str = "28",
 
 def test_plrv_compose_rdp_exit_codes(tmp_path):
     runner = CliRunner()
-    ok = runner.invoke(app, ["compose", _spec(tmp_path), "--k", "50"])
+    ok = runner.invoke(app, ["compose", "--json", _spec(tmp_path), "--k", "50"])
     assert ok.exit_code == 0, ok.output
     out = json.loads(ok.stdout)
     assert out["k"] == 50 and out["rdp"]["orders"][0]["value"] == \
         f"ln({Fraction(7, 3) ** 50})".replace("Fraction", "")
     # 50·ln(3)/2 ≈ 27.47 > 27: zcdp fails; D_2 = 50·ln(7/3) ≈ 42.4 ≤ 54: rdp holds
-    bad = runner.invoke(app, ["compose", _spec(tmp_path, rho="27"), "--k", "50"])
+    bad = runner.invoke(app, ["compose", "--json", _spec(tmp_path, rho="27"), "--k", "50"])
     assert bad.exit_code == 1, bad.output
     assert json.loads(bad.stdout)["zcdp"]["holds"] is False
 
@@ -146,11 +146,11 @@ def test_plrv_compose_rdp_exit_codes(tmp_path):
     ([], "--k"),
 ])
 def test_plrv_compose_rdp_refuses_what_it_does_not_apply(tmp_path, args, key):
-    out = CliRunner().invoke(app, ["compose", _spec(tmp_path), *args])
+    out = CliRunner().invoke(app, ["compose", "--json", _spec(tmp_path), *args])
     assert out.exit_code == 2 and key in out.output
 
 
 def test_a_composition_table_beside_rdp_is_refused(tmp_path):
     spec = _spec(tmp_path, extra='[composition]\nenclosure = "never"\n')
-    out = CliRunner().invoke(app, ["compose", spec, "--k", "2"])
+    out = CliRunner().invoke(app, ["compose", "--json", spec, "--k", "2"])
     assert out.exit_code == 2 and "composition" in out.output

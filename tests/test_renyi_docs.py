@@ -34,10 +34,10 @@ def test_examples_decide_as_the_page_says():
 
 
 def test_compose_of_rational_laws_runs_and_of_the_gaussian_is_refused():
-    o = invoke(["compose", RR, "--k", "2"])
+    o = invoke(["compose", "--json", RR, "--k", "2"])
     assert_verdict(o, 1)  # two runs: ρ* = ln 3 > 11/20; D_2 = ln((7/3)²)
     assert json.loads(o.stdout)["rdp"]["orders"][0]["value"] == "ln(49/9)"
-    assert_error(invoke(["compose", DG, "--k", "2"]), "mechanism.kind")
+    assert_error(invoke(["compose", "--json", DG, "--k", "2"]), "mechanism.kind")
 
 
 def test_the_gaussian_on_a_sum_is_replace_one_only(tmp_path):

@@ -77,8 +77,9 @@ def test_guess_json_matches_its_schema():
 @pytest.mark.xdist_group("theorems")  # the records' results, computed once on that worker
 def test_theorems_json_matches_its_schema():
     from proofs.registry import rows  # the rows the test run computes once
+    from verifier.reports.json_out import theorems_json
 
-    validator("theorems-output").validate(rows())
+    validator("theorems-output").validate(theorems_json(rows(), True))
 
 
 def test_the_spec_schema_takes_one_kind_of_input_and_a_mechanism_or_steps():
@@ -106,7 +107,7 @@ def test_the_spec_schema_takes_one_kind_of_input_and_a_mechanism_or_steps():
     ["compose", "examples/compose/threshold_rr.toml", "--k", "2"],
 ], ids=["adaptive", "k-fold-with-accountant", "enclosure", "partial-fails", "partial-holds"])
 def test_compose_json_matches_its_schema(args):
-    validator("compose-output").validate(_json(args))
+    validator("compose-output").validate(_json([*args, "--json"]))
 
 
 def test_an_audit_config_with_an_unknown_key_or_a_float_is_refused_by_the_schema():

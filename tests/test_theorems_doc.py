@@ -49,7 +49,10 @@ def test_plrv_theorems_json():
     from verifier.cli import app
     out = CliRunner().invoke(app, ["theorems", "--json"])
     assert out.exit_code == 0, out.output
-    table = json.loads(out.stdout)
+    printed = json.loads(out.stdout)
+    assert printed["schema"] == {"name": "theorems-output", "version": 1}
+    assert printed["verdict"] == "holds"
+    table = printed["theorems"]
     assert len(table) >= 35 and all(passed(r) for r in table)
 
 

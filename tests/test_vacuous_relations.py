@@ -86,7 +86,7 @@ def test_partial_knowledge_keeps_its_target_note():
 def test_compose_over_an_empty_relation_holds_vacuously(tmp_path, query):
     spec = {**FAR, "mechanism": {"kind": "randomized_response", "truth": "3/4"},
             "query": query}
-    o = invoke(["compose", write(tmp_path, spec), "--k", "3"])
+    o = invoke(["compose", "--json", write(tmp_path, spec), "--k", "3"])
     assert_verdict(o, 0)
     out = json.loads(o.stdout)
     jsonschema.validate(out, json.loads((ROOT / "schemas" / "compose-output.v1.json")

@@ -320,42 +320,6 @@ def family(
 
 
 @app.command()
-def compose(spec: SpecArg,
-            k: Annotated[int | None, typer.Option(
-                "--k", help="Runs of SPEC's mechanism composed, at most 10^6 (for "
-                            "composition.steps: repetitions of the steps, default 1).")] = None,
-            accounting: Annotated[bool, typer.Option(
-                "--accounting", help="Also dp_accounting's pessimistic δ (plrv[accounting]).")]
-            = False,
-            enclosure: Annotated[str | None, typer.Option(
-                "--enclosure", help="auto (default: exact, or certified bounds beyond "
-                                    "--max-values), never, always (spec: "
-                                    "composition.enclosure).")] = None,
-            grid: Annotated[str | None, typer.Option(
-                "--grid", help='The enclosure\'s grid spacing, e.g. "ln(1001/1000)" (spec: '
-                               'composition.grid; default: chosen).')] = None,
-            max_values: Annotated[int | None, typer.Option(
-                "--max-values", help="Distinct privacy-loss values kept exactly (spec: "
-                                     "limits.loss_values).")] = None,
-            json_out: Annotated[bool, typer.Option(
-                "--json", help="Print one JSON object (what plrv compose always prints).")]
-            = True) -> int:
-    """δ(ε) and ε(δ) of a composition (dp; one JSON object): K independent runs of SPEC's
-    mechanism, or the adaptive steps of SPEC's [composition]. Exact, or certified bounds
-    ("exact": false) when the distinct loss values exceed the budget; then the verdict is
-    unknown (exit 3) unless the bounds decide it. With notions apkdp, ppkdp or noiseless: K
-    runs on the same database against the spec's data model and attacker, exact."""
-    from verifier.commands.compose import compose_spec
-
-    refuse_options("plrv compose", typed_options(), {  # each route's own: compose_spec
-        "--k", "--accounting", "--enclosure", "--grid", "--max-values", "--json"})
-    result, holds = compose_spec(spec, k, accounting, enclosure=enclosure, grid=grid,
-                                 max_values=max_values)
-    print_json(result)
-    return _verdict(holds)
-
-
-@app.command()
 def audit(spec: Annotated[Path, typer.Argument(
               metavar="CONFIG", help="An audit config (TOML): [[case]] tables.",
               show_default=False)],
@@ -390,6 +354,7 @@ def audit(spec: Annotated[Path, typer.Argument(
 
 # the commands about proofs and evidence register themselves on the same application
 from verifier import cli_proofs  # noqa: E402, F401
+from verifier.commands import compose_command as _compose  # noqa: E402, F401
 from verifier.commands import curve as _curve  # noqa: E402, F401
 from verifier.commands import report as _report  # noqa: E402, F401
 

@@ -210,7 +210,8 @@ def theorems(
     with ProgressBar(progress, "theorem records") as bar:
         table, ok = theorem_rows(bar)
     if json_out:
-        print_json(table)
+        from verifier.reports.json_out import theorems_json
+        print_json(theorems_json(table, ok))
     elif markdown:
         typer.echo(theorems_markdown(table), nl=False)
     else:

@@ -156,10 +156,10 @@ def test_compose_k_runs_refused_from_an_estimate(tmp_path):
     integers growing by a few bits a run) and refused before the first product."""
     doc = mutate(mutate(RR, "data.records", 1), "query.delta", "1/2")
     spec = write(tmp_path, doc)
-    o = run(["compose", spec, "--k", "500000"])
+    o = run(["compose", "--json", spec, "--k", "500000"])
     assert_error(o, "limits.work", file=spec, max_len=400)
     _refused_before_working(o)
-    assert_verdict(run(["compose", spec, "--k", "50"]), (0, 1))
+    assert_verdict(run(["compose", "--json", spec, "--k", "50"]), (0, 1))
 
 
 PROVE_EVERY_SET = {

@@ -111,7 +111,7 @@ def _steps(*names):
 @pytest.mark.slow
 def test_bad_composition_spec(tmp_path, doc, needle):
     path = _spec(tmp_path, doc)
-    assert_error(invoke(["compose", path]), needle, file=path)
+    assert_error(invoke(["compose", "--json", path]), needle, file=path)
 
 
 @pytest.mark.parametrize("function", ["raises", "floats", "float_weights", "a_dict", "a_bool",
@@ -135,16 +135,16 @@ def test_bad_step_function(tmp_path, function):
     (["--k", "0"], "--k"),
 ], ids=lambda v: v if isinstance(v, str) else " ".join(v))
 def test_bad_options(tmp_path, args, needle):
-    assert_error(invoke(["compose", _spec(tmp_path), *args]), needle)
+    assert_error(invoke(["compose", "--json", _spec(tmp_path), *args]), needle)
 
 
 def test_mechanism_spec_needs_k_and_takes_only_enclosure_keys(tmp_path):
     rr = mutate(RR, "data.records", 1)
-    assert_error(invoke(["compose", write(tmp_path, rr)]), "--k")
+    assert_error(invoke(["compose", "--json", write(tmp_path, rr)]), "--k")
     path = write(tmp_path, mutate(rr, "composition", {"grid": "ln(1)"}), "g.toml")
-    assert_error(invoke(["compose", path, "--k", "2"]), "composition.grid", file=path)
+    assert_error(invoke(["compose", "--json", path, "--k", "2"]), "composition.grid", file=path)
     path = write(tmp_path, mutate(rr, "limits", {"loss_values": 0}), "l.toml")
-    assert_error(invoke(["compose", path, "--k", "2"]), "limits.loss_values", file=path)
+    assert_error(invoke(["compose", "--json", path, "--k", "2"]), "limits.loss_values", file=path)
 
 
 @pytest.mark.parametrize("args, expected", [
@@ -154,7 +154,7 @@ def test_mechanism_spec_needs_k_and_takes_only_enclosure_keys(tmp_path):
     (["--k", "2"], None),
 ], ids=["exact", "enclosure-unknown", "fine-grid", "k-2"])
 def test_controls_decide_or_say_unknown(tmp_path, args, expected):
-    o = invoke(["compose", _spec(tmp_path), *args])
+    o = invoke(["compose", "--json", _spec(tmp_path), *args])
     assert_verdict(o, (0, 1, 3) if expected is None else expected)
     rational = _spec(tmp_path, _steps("first", "rational"))
-    assert_verdict(invoke(["compose", rational]), (0, 1))
+    assert_verdict(invoke(["compose", "--json", rational]), (0, 1))

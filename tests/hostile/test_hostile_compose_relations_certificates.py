@@ -73,14 +73,14 @@ def _adaptive(tmp_path: Path, doc: dict = ADAPTIVE) -> Path:
 def test_compose_huge_k_is_refused_naming_k(tmp_path, form):
     """--k 10^23 crashed as an internal error (OverflowError building the list of runs)."""
     spec = write(tmp_path, MECH) if form == "mechanism" else _adaptive(tmp_path)
-    assert_error(invoke(["compose", spec, "--k", "99999999999999999999999"]), "--k",
+    assert_error(invoke(["compose", "--json", spec, "--k", "99999999999999999999999"]), "--k",
                  file=spec)
 
 
 def test_compose_k_beyond_reach_is_refused_not_run(tmp_path):
     """--k beyond 10^6 runs is refused outright (below it, the work is estimated)."""
     spec = write(tmp_path, MECH)
-    assert_error(run(["compose", spec, "--k", "2000000"], timeout=25), "--k", file=spec)
+    assert_error(run(["compose", "--json", spec, "--k", "2000000"], timeout=25), "--k", file=spec)
 
 
 @pytest.mark.parametrize("where", ["spec-adaptive", "spec-mechanism", "option"])
@@ -97,7 +97,7 @@ def test_compose_grid_with_enclosure_never_is_not_ignored(tmp_path, where):
     else:
         spec = write(tmp_path, MECH)
         args, needle = ["--k", "3", "--enclosure", "never", "--grid", "ln(2)"], "--grid"
-    assert_error(invoke(["compose", spec, *args]), needle)
+    assert_error(invoke(["compose", "--json", spec, *args]), needle)
 
 
 @pytest.mark.parametrize("key, value", [("sequences", 5), ("engine", "counts"),
@@ -107,20 +107,20 @@ def test_compose_mechanism_form_refuses_limits_it_ignores(tmp_path, key, value):
     limits.memory (the count engine, which compose never runs) were silently ignored by the
     mechanism form of plrv compose."""
     spec = write(tmp_path, {**MECH, "limits": {key: value}})
-    assert_error(invoke(["compose", spec, "--k", "3"]), f"limits.{key}", file=spec)
+    assert_error(invoke(["compose", "--json", spec, "--k", "3"]), f"limits.{key}", file=spec)
 
 
 @pytest.mark.parametrize("key", ["combinations", "memory"])
 def test_compose_adaptive_form_refuses_limits_it_ignores(tmp_path, key):
     """The adaptive form accepted limits.combinations and limits.memory and read neither."""
     spec = _adaptive(tmp_path, {**ADAPTIVE, "limits": {key: 5}})
-    assert_error(invoke(["compose", spec]), f"limits.{key}", file=spec)
+    assert_error(invoke(["compose", "--json", spec]), f"limits.{key}", file=spec)
 
 
 def test_compose_enclosure_that_cannot_decide_is_unknown(tmp_path):
     """(Holds already.) An enclosure whose interval contains the claimed δ is exit 3."""
     spec = write(tmp_path, MECH)
-    o = invoke(["compose", spec, "--k", "3", "--enclosure", "always", "--grid", "ln(2)"])
+    o = invoke(["compose", "--json", spec, "--k", "3", "--enclosure", "always", "--grid", "ln(2)"])
     # exact δ(ln 2) = 17/32 lies strictly inside the ln(2)-grid bounds [27/64, 63/128]
     assert o.exit_code == 3, o.describe()
     assert json.loads(o.stdout)["holds"] is None

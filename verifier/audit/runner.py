@@ -68,6 +68,12 @@ class AuditResult:
 
         return audit_html(self)
 
+    def to_dict(self) -> dict:
+        """This audit as ``plrv audit --json`` prints it."""
+        from verifier.audit.serial import audit_json
+
+        return audit_json(self)
+
 
 def _at(file: str, case: AuditCase, exc: VerifierError) -> SpecError:
     key = case.where + (f".{exc.argument}" if exc.argument else "")

@@ -20,7 +20,8 @@ def certified_check(s: CheckProblem, json_out: bool, note: str | None = None) ->
     certified = run_spec_certified(s)
     if json_out:
         from verifier.reports.json_out import certified_json
-        print_json(certified_json(certified) | ({"parameters": note} if note else {}))
+        print_json(certified_json(certified, s.epsilon, s.delta)
+                   | ({"parameters": note} if note else {}))
     else:
         from verifier.reports.terminal import print_certified
         if note:

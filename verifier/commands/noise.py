@@ -26,49 +26,20 @@ def _mechanism(s: NoiseProblem | ChoiceProblem) -> str:
     return s.choice.describe() if isinstance(s, ChoiceProblem) else s.noise.describe()
 
 
-def _witness(s: NoiseProblem | ChoiceProblem, r) -> dict:
-    if not r.witness:  # no pair: the claim holds vacuously
-        return {"note": " ".join(r.notes)}
-    if isinstance(s, ChoiceProblem):
-        return {"relation": s.relation.name, "inputs": [list(x) for x in r.witness]}
-    return {"centres": list(r.witness)}
-
-
 def noise_json(s: NoiseProblem | ChoiceProblem, r) -> dict:
-    """The JSON of one noise check (``schemas/check-output.v1.json``, notion ``dp``)."""
+    """The JSON of one noise check (``schemas/check-output.v1.json``, notion ``dp``;
+    :meth:`~verifier.notions.dp.noise_check.NoiseResult.to_dict`), with the claim's doubles
+    (``{f64 = "…"}``) under ``query.f64`` and ``claim.f64``."""
     from verifier.reports.json_out import doubles_json
 
-    query: dict[str, object] = {"epsilon": str(s.epsilon), "delta": str(s.delta)}
-    claim = doubles_json((k.removeprefix("query."), d) for k, d in s.doubles
+    out = r.to_dict(s.epsilon, s.delta, _mechanism(s),
+                    s.relation.name if isinstance(s, ChoiceProblem) else None)
+    given = doubles_json((k.removeprefix("query."), d) for k, d in s.doubles
                          if k in ("query.epsilon", "query.delta"))
-    if claim:
-        query["f64"] = claim
-    eps_enc = r.epsilon_enclosure
-    return {"dp": {
-        "holds": r.holds,
-        "delta": r.delta if r.delta_exact else _text(r.delta_enclosure),
-        "epsilon": r.epsilon if r.epsilon_exact or eps_enc is None else _text(eps_enc),
-        "exactness": {"delta": "exact" if r.delta_exact else "enclosure",
-                      "epsilon": "exact" if r.epsilon_exact else "enclosure"},
-        "enclosure": {"delta": _interval(r.delta_enclosure),
-                      "epsilon": None if eps_enc is None else _interval(eps_enc)},
-        "approx": {"delta": r.delta_enclosure.approx(),
-                   "epsilon": r.epsilon if eps_enc is None else eps_enc.approx()},
-        "query": query,
-        "mechanism": _mechanism(s),
-        "witness" if r.holds is False else "worst_case": _witness(s, r),
-        "cases": r.pairs,
-    }}
-
-
-def _text(c) -> str:
-    lo, hi = _interval(c)
-    return f"[{lo}, {hi}]"
-
-
-def _interval(c, prec: int = 128) -> list[str]:
-    lo, hi = c.enclose(prec)
-    return [str(lo), str(hi)]
+    if given:
+        for where in (out["dp"]["query"], out["dp"]["claim"], out["claim"]):
+            where["f64"] = given
+    return out
 
 
 def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool) -> int:
@@ -129,11 +100,11 @@ def noise_check(s: NoiseProblem | ChoiceProblem, json_out: bool) -> int:
 def _renyi(s: NoiseProblem, json_out: bool) -> int:
     """rdp/zcdp of the discrete Gaussian (:mod:`verifier.notions.renyi.gaussian`)."""
     from verifier.notions.renyi.gaussian import gaussian_renyi
-    from verifier.reports.renyi import renyi_json, renyi_lines
+    from verifier.reports.renyi import renyi_lines
 
     assert s.renyi is not None
     report = gaussian_renyi(s.noise, s.values, s.records, s.notions, s.renyi)
-    out = renyi_json(report, s.renyi, s.noise.describe())
+    out = report.to_dict(s.renyi, s.noise.describe())
     if json_out:
         print_json(out)
         return verdict(report.holds)

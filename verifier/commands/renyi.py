@@ -14,7 +14,7 @@ from verifier.notions.problem import CheckProblem
 from verifier.notions.registry import PARTIAL_RENYI
 from verifier.notions.renyi.check import RenyiReport, renyi_report
 from verifier.notions.renyi.partial import merge_reports, problem_report
-from verifier.reports.renyi import renyi_json, renyi_lines
+from verifier.reports.renyi import renyi_lines
 
 __all__ = ["renyi_check"]
 
@@ -37,7 +37,7 @@ def renyi_check(s: CheckProblem, json_out: bool, note: str | None = None,
                                   progress=bar)
     if len(classical) < len(s.notions):  # apkrdp, ppkrdp, noiselessrdp and the zcdp forms
         report = merge_reports(report, problem_report(s, claim))
-    out = renyi_json(report, claim)
+    out = report.to_dict(claim)
     if json_out:
         print_json(out | ({"parameters": note} if note else {}))
         return verdict(report.holds)

@@ -37,6 +37,7 @@ from verifier.core.certified import compare_exp, decimal_string
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import format_rational, probability
+from verifier.core.vocabulary import enclosure, pair, stamped, verdict
 from verifier.engines.shift_table import Preimages, preimages
 from verifier.model.data import IndependentData
 from verifier.model.knowledge import Knowledge
@@ -94,6 +95,21 @@ class CertifiedReport:
     @property
     def exit_code(self) -> int:
         return {True: 0, False: 1, None: 3}[self.holds]
+
+    def to_dict(self, epsilon: object = None, delta: object = None) -> dict:
+        """``plrv check --mode certified --json`` for the claim (``epsilon``, ``delta``): per
+        notion the certified interval (exact rational ends), its relative width and the
+        verdict (``holds`` ``null`` when the interval does not decide); ``tight.delta`` is
+        the interval as an enclosure, ``tight.epsilon`` ``null`` (not computed)."""
+        claim = pair(epsilon, delta)
+        out = {name: {"verdict": verdict(self.verdicts[name]), "claim": claim,
+                      "tight": pair(None, enclosure(r.lo, r.hi)),
+                      "delta_interval": [str(r.lo), str(r.hi)],
+                      "relative_width_approx": decimal_string(r.relative_width, 3),
+                      "holds": self.verdicts[name], "exact": False,
+                      "precision_bits": self.precision}
+               for name, r in self.results.items()}
+        return stamped("check", out, self.holds, claim)
 
 
 def _exact(x: flint.arb) -> mpq:

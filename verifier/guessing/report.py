@@ -112,6 +112,12 @@ class GuessReport:
         η, when given, asks for an ε (:attr:`inversion`) and is not part of the claim."""
         return self.bounds_hold
 
+    def to_dict(self) -> dict:
+        """This report as ``plrv guess SPEC --json`` prints it."""
+        from verifier.guessing.serial import guess_json
+
+        return guess_json(self)
+
 
 @dataclass(frozen=True)
 class EtaReport:
@@ -125,6 +131,12 @@ class EtaReport:
     worst_case_prior: bool
     epsilon: ScaledLog
     max_advantage: Certified | None
+
+    def to_dict(self) -> dict:
+        """This report as ``plrv guess --eta --diameter --json`` prints it."""
+        from verifier.guessing.serial import eta_json
+
+        return eta_json(self)
 
 
 def eta_report(eta: object, diameter: object, prior: object | None = None) -> EtaReport:

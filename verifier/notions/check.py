@@ -29,6 +29,7 @@ from verifier.notions.partial.cases import (
 )
 from verifier.notions.registry import APKDP, DP, NOTIONS, PARTIAL_RENYI, PPKDP, RENYI, notion
 from verifier.notions.result import NotionResult, results_html, results_repr, summarize
+from verifier.notions.serial import check_json
 from verifier.parallel import current_executor
 
 __all__ = ["NOTIONS", "Report", "Analysis", "analyse", "check_partial", "check_notions"]
@@ -45,6 +46,11 @@ class Report:
     @property
     def holds(self) -> bool:
         return all(r.holds for r in self.results.values())
+
+    def to_dict(self, full: bool = False) -> dict:
+        """This report as ``plrv check --json`` prints it (``--full`` with ``full``), for a
+        spec without doubles, ``[parameters]`` or ``--closed-form``, which add their keys."""
+        return check_json(self, full)
 
     def __repr__(self) -> str:
         return results_repr("Report", self.results)

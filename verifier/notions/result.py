@@ -21,6 +21,7 @@ from verifier.core.errors import VerifierError
 from verifier.core.numbers import Rational, format_rational
 from verifier.notions.html_page import Html, exact, fragment, section, table, verdict
 from verifier.notions.loss import Loss, LossKind, LossLaw
+from verifier.notions.serial import result_json
 
 __all__ = ["Case", "NotionResult", "Summary", "summarize", "MAX_WITNESS_OUTPUTS", "VACUOUS_NOTE",
            "VACUOUS_RELATION_NOTE", "witness_text", "witness_items", "show_value", "with_approx",
@@ -68,6 +69,11 @@ class NotionResult:
     details: Sequence = field(default=())
     # the privacy loss of the witness (or worst case) shown: for plrv report's histogram
     loss: LossLaw | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self, full: bool = False) -> dict:
+        """This result as JSON-ready data: one notion's entry of ``plrv check --json``
+        (``--full`` with ``full``; :mod:`verifier.core.vocabulary`)."""
+        return result_json(self, full=full)
 
     def __repr__(self) -> str:
         """The verdict, the claim, the tight values (exact, with a certified decimal where

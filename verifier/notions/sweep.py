@@ -26,6 +26,7 @@ from verifier.model.data import DataModel, iid
 from verifier.model.mechanisms import threshold_count
 from verifier.notions.check import analyse
 from verifier.notions.problem import CheckProblem
+from verifier.notions.serial import sweep_json
 from verifier.parallel import current_executor
 
 __all__ = ["SweepPoint", "SweepReport", "parse_range", "threshold_sweep"]
@@ -57,6 +58,10 @@ class SweepReport:
     @property
     def holds(self) -> bool:
         return all(pt.holds for pt in self.points)
+
+    def to_dict(self) -> dict:
+        """This report as ``plrv sweep --json`` prints it."""
+        return sweep_json(self)
 
 
 _RANGE = re.compile(r"^\s*(\d{1,18})\s*\.\.\s*(\d{1,18})\s*$", re.ASCII)

@@ -59,6 +59,13 @@ class PSOReport:
     def holds(self) -> bool:
         return self.success <= self.bound
 
+    def to_dict(self, spec: PSOProblem, full: bool = False) -> dict:
+        """This report of ``spec`` as ``plrv pso --json`` prints it (``--full`` with
+        ``full``: the optimal adversary's strategy)."""
+        from verifier.pso.serial import pso_json
+
+        return pso_json(spec, self, full)
+
 
 def pso_report(spec: PSOProblem, progress=None) -> PSOReport:
     """Success, baseline, predicate weights and the claim's verdict; ``progress(done, total)``

@@ -1,59 +1,28 @@
-"""The report of ``plrv audit``: JSON (``schemas/audit-output.v1.json``) and a terminal table,
-both from one dictionary per case.
-
-Every number is written exactly — a double the library returned as the rational it is (and
-its hexadecimal spelling), ε as ``ln(q)`` or a rational of nats, δ as a rational or
-``A - C*exp(ε)`` — or, for a value known by certified bounds, as the enclosure of its two
-exact ends. Each has an ``approx`` beside it: a certified decimal truncation (an interval of
-two when the ends differ), for reading only. The claim/exact ratio is such an approximation.
-"""
+"""The report of ``plrv audit``: the terminal table, from the same dictionary per case as the
+JSON (:mod:`verifier.audit.serial`, ``schemas/audit-output.v1.json``, re-exported here)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from verifier.audit.rows import curve_point_json, row_json, value_json
 from verifier.audit.runner import AuditResult
-from verifier.audit.scan import MAX_LINEAR, ScanPoint, ScanResult
+from verifier.audit.scan import MAX_LINEAR, ScanResult
+from verifier.audit.serial import (
+    SCHEMA,
+    audit_json,
+    curve_point_json,
+    overall,
+    row_json,
+    scan_json,
+    value_json,
+)
 from verifier.core.numbers import counted
 
 __all__ = ["audit_json", "curve_point_json", "print_audit", "print_scans", "scan_json",
            "scan_lines",
            "value_json", "SCHEMA"]
 
-SCHEMA = "plrv/audit-output.v1"
 _SHOWN = 160  # characters of an exact value shown in the terminal (all are in --json)
-
-
-def _overall(result: AuditResult) -> str:
-    return {True: "sound", False: "unsound", None: "unknown"}[result.holds]
-
-
-def scan_json(scan: ScanResult) -> dict:
-    """One scanned case: every point (value, verdict, claim and tight ε, error), the first
-    unsound value, the last sound one before it, and the changes between points."""
-    def point(p: ScanPoint) -> dict:
-        r = p.row
-        return {"value": p.value, "verdict": p.verdict, "error": p.error,
-                "claim_epsilon": None if r is None else value_json(r.claim_epsilon),
-                "tight_epsilon": None if r is None else value_json(r.tight_epsilon),
-                "claim_delta": None if r is None else value_json(r.claim_delta),
-                "tight_delta": None if r is None else value_json(r.tight_delta)}
-    return {"case": scan.case, "key": scan.key, "method": scan.method,
-            "first_unsound": scan.first_unsound, "last_sound": scan.last_sound,
-            "undecided": scan.undecided,
-            "changes": list(scan.changes), "points": [point(p) for p in scan.points]}
-
-
-def audit_json(result: AuditResult) -> dict:
-    """The whole audit as one JSON object (``schemas/audit-output.v1.json``); with
-    ``--scan``, ``cases`` holds the row of every decided point and ``scans`` the search."""
-    out = {"schema": SCHEMA, "file": result.file, "verdict": _overall(result),
-           "holds": result.holds, "conformance": result.conformance,
-           "cases": [row_json(r) for r in result.rows]}
-    if result.scans:
-        out["scans"] = [scan_json(s) for s in result.scans]
-    return out
 
 
 def print_scans(result: AuditResult) -> None:
@@ -76,7 +45,7 @@ def print_scans(result: AuditResult) -> None:
         c.print(table)
         for line in scan_lines(s):
             c.print(line)
-    c.print(f"verdict: {_overall(result)}")
+    c.print(f"verdict: {overall(result)}")
 
 
 def scan_lines(s: ScanResult) -> list[str]:
@@ -195,5 +164,5 @@ def print_audit(result: AuditResult) -> None:
                              f"({x['tolerance']}): "
                              f"{'undecided' if x['passed'] is None else 'outside'}"))
         lines += [f"  {label:<10} {text}" for label, text in rows]
-    lines += ["", f"verdict: {_overall(result)}"]
+    lines += ["", f"verdict: {overall(result)}"]
     print(wrapped("\n".join(lines)))

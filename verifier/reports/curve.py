@@ -24,6 +24,7 @@ from verifier.core.certified import log_bounds, shown_decimal
 from verifier.core.delta import Delta
 from verifier.core.epsilon import Epsilon
 from verifier.core.numbers import format_rational
+from verifier.core.vocabulary import pair, stamped, verdict
 
 __all__ = ["FORM", "epsilon_pieces", "breakpoints", "sample_epsilons", "sample_rows",
            "curve_json", "curve_lines", "accountant_lines"]
@@ -105,16 +106,23 @@ def curve_json(curves: Mapping, epsilon: Epsilon, delta: mpq,
     """``plrv curve --json``: per notion its pieces over ε (each notion's entry is read back
     exactly by :func:`verifier.symbolic.closed_form.delta_at`), its breakpoints, and the tight
     δ at the claimed ε with the verdict; ``accountant`` is added as given."""
-    notions = {name: {"variable": "epsilon", "form": FORM, "pieces": epsilon_pieces(c),
-                      "breakpoints": [str(b) for b in breakpoints(c)],
-                      "claim": _claim(c, epsilon, delta)} for name, c in curves.items()}
+    claim = pair(epsilon, delta)
+    notions: dict[str, dict] = {}
+    for name, c in curves.items():
+        at = _claim(c, epsilon, delta)
+        notions[name] = {"verdict": verdict(at["holds"]), "claim": claim,
+                         "tight": pair(None, at["delta"]),  # (ε at δ: the curve's inverse)
+                         "variable": "epsilon", "form": FORM, "pieces": epsilon_pieces(c),
+                         "breakpoints": [str(b) for b in breakpoints(c)],
+                         "at_claim": at}
+    holds = all(n["at_claim"]["holds"] for n in notions.values())
     out: dict[str, object] = {
-        "query": {"epsilon": str(epsilon), "delta": format_rational(delta)},
-        "holds": all(n["claim"]["holds"] for n in notions.values()),  # type: ignore[index]
+        "query": {"epsilon": str(epsilon), "delta": format_rational(delta)},  # deprecated
+        "holds": holds,  # deprecated: verdict
         "notions": notions}
     if accountant is not None:
         out["accountant"] = dict(accountant)
-    return out
+    return stamped("curve", out, holds, claim)
 
 
 def _term(a: str, c: str) -> str:

@@ -1,6 +1,7 @@
-"""The report of ``plrv check`` on the Rényi notions: JSON (``schemas/check-output.v1.json``,
+"""The report of ``plrv check`` on the Rényi notions: the terminal lines, from the JSON
+dictionary (:func:`verifier.notions.serial.renyi_json`: ``schemas/check-output.v1.json``,
 keys ``rdp`` and ``zcdp``, and their partial-knowledge forms ``apkrdp`` … ``noiselesszcdp``
-in the same shapes) and the terminal lines, both from one dictionary.
+in the same shapes).
 
 Exact values are written in the text form of ε (``ln(7/3)``, ``ln(61/9)/2``); a certified
 enclosure is marked ``"exactness": "enclosure"`` with its two rational ends, and its decimal
@@ -12,49 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gmpy2 import mpq
-
-from verifier.core.certified import Certified, certified_decimal
-from verifier.core.numbers import format_rational
 from verifier.notions.result import VACUOUS_RELATION_NOTE
-from verifier.reports.json_out import jsonable
+from verifier.notions.serial import renyi_json
 from verifier.reports.text import short, witness_sentence
 
-__all__ = ["renyi_json", "renyi_lines"]
+__all__ = ["renyi_json", "renyi_lines", "where_sentence"]
 
-_PREC = 128
-
-
-def _interval(enclose, prec: int = _PREC) -> list[str]:
-    lo, hi = enclose(prec)
-    return [format_rational(lo), format_rational(hi)]
-
-
-def _conversion(what: str, c, at: Mapping[str, str | None]) -> dict:
-    v = c.value
-    out: dict[str, object] = {"quantity": what, "at": dict(at), "source": c.source,
-                              "order": None if c.order is None else format_rational(c.order)}
-    if isinstance(v, Certified):
-        out |= {"exactness": "enclosure", "value": None, "enclosure": _interval(v.enclose),
-                "approx": v.approx()}
-    elif isinstance(v, mpq):
-        out |= {"exactness": "exact", "value": format_rational(v), "enclosure": None,
-                "approx": certified_decimal(lambda prec: (v, v))}
-    else:
-        out |= {"exactness": "exact", "value": str(v), "enclosure": None,
-                "approx": v.approx()}
-    return out
-
-
-def _conversions(rows, claim) -> list[dict]:
-    """A converted ε is taken at the query's δ, a converted δ at its ε."""
-    at_delta = {"delta": None if claim.delta is None else format_rational(claim.delta)}
-    at_epsilon = {"epsilon": str(claim.epsilon)}
-    return [_conversion(what, c, at_delta if what == "epsilon" else at_epsilon)
-            for what, c in rows]
-
-
-def _where(witness: Mapping) -> str:
+def where_sentence(witness: Mapping) -> str:
+    """Where a value is attained, from a witness in its JSON form (a count class of the
+    known records said as the (ε, δ) notions say it; nothing for a vacuous note)."""
     if "note" in witness:
         return ""
     if "centres" in witness:
@@ -69,56 +36,6 @@ def _where(witness: Mapping) -> str:
     return witness_sentence(witness)
 
 
-def _side(holds: bool | None) -> str:
-    return "witness" if holds is False else "worst_case"
-
-
-def renyi_json(report, claim, mechanism: str | None = None) -> dict:
-    """Each Rényi notion of ``report`` (a :class:`~verifier.notions.renyi.check.RenyiReport`)
-    for the claim ``claim``."""
-    out: dict[str, object] = {}
-    for name, r in report.results.items():
-        if hasattr(r, "orders"):  # rdp and its partial-knowledge forms (apkrdp, …)
-            out[name] = {
-                "holds": r.holds,
-                "claim": ({"rdp_epsilon": [str(b) for b in claim.budgets]}
-                          if claim.budgets is not None else
-                          {"rho": format_rational(claim.rho)}),
-                "orders": [{"order": o.order, "value": str(o.value),
-                            "exactness": "exact", "approx": o.value.approx(),
-                            "bound": str(o.bound), "holds": o.holds,
-                            _side(o.holds): {k: jsonable(v) for k, v in o.witness.items()}}
-                           for o in r.orders],
-                "conversions": _conversions(r.conversions, claim),
-                "cases": r.cases,
-            }
-        else:
-            exact = None if r.exact is None else format_rational(r.exact)
-            out[name] = {
-                "holds": r.holds,
-                "claim": {"rho": format_rational(r.rho)},
-                "rho": "inf" if r.infinite else exact if exact is not None else
-                       f"[{format_rational(r.lo)}, {format_rational(r.hi)}]",
-                "exactness": "exact" if exact is not None or r.infinite else "enclosure",
-                "enclosure": None if r.infinite else [format_rational(r.lo),
-                                                      format_rational(r.hi)],
-                "approx": "inf" if r.infinite else _approx(r.lo, r.hi),
-                "attained": r.at,
-                "method": r.reason,
-                "evaluations": r.evaluations,
-                _side(r.holds): {k: jsonable(v) for k, v in r.witness.items()},
-                "conversions": _conversions(r.conversions, claim),
-                "cases": r.cases,
-            }
-        if mechanism is not None:
-            out[name]["mechanism"] = mechanism  # type: ignore[index]
-    return out
-
-
-def _approx(lo: mpq, hi: mpq) -> str:
-    return certified_decimal(lambda prec: (lo, hi), 6, 64)  # an interval where they differ
-
-
 _NOTE = VACUOUS_RELATION_NOTE
 _VERDICT = {True: "holds", False: "does not hold", None: "unknown (not decided)"}
 
@@ -126,6 +43,8 @@ _VERDICT = {True: "holds", False: "does not hold", None: "unknown (not decided)"
 def renyi_lines(out: Mapping, info: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """``(label, text)`` lines for the terminal, from :func:`renyi_json`'s dictionary."""
     lines = [("engine", i) for i in info]
+    out = {name: r for name, r in out.items()  # the notions (not schema, verdict, …)
+           if isinstance(r, Mapping) and ("orders" in r or "rho" in r)}
     for name in out:
         if "orders" in out[name]:
             lines += _rdp_lines(name, out[name])
@@ -154,7 +73,7 @@ def _rdp_lines(name: str, r: Mapping) -> list[tuple[str, str]]:
                         f"exact ({r['cases']} {pairs})"))
     for o in r["orders"]:
         mark = "ok" if o["holds"] else "exceeds"
-        where = _where(o.get("witness") or o.get("worst_case") or {})
+        where = where_sentence(o.get("witness") or o.get("worst_case") or {})
         lines.append((f"  α = {o['order']}", f"{short(o['value'])}  ≈ {o['approx']}   "
                                               f"bound {o['bound']}: {mark}"
                                               + (f"   at {where}" if where else "")))
@@ -171,7 +90,7 @@ def _zcdp_lines(name: str, z: Mapping) -> list[tuple[str, str]]:
                  f"[{short(z['enclosure'][0])}, {short(z['enclosure'][1])}])")
     lines.append((name, f"{_VERDICT[z['holds']]} for ρ = {z['claim']['rho']}; tight ρ* "
                         f"{tight}, attained at {z['attained']} — {z['method']}"))
-    where = _where(z.get("witness") or z.get("worst_case") or {})
+    where = where_sentence(z.get("witness") or z.get("worst_case") or {})
     if where:
         lines.append(("  pair", where))
     return lines

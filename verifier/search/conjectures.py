@@ -76,6 +76,12 @@ class SearchResult:
     evidence: tuple[str, ...] = ()
     seconds: float = 0.0                   # float ok: wall time, shown to the user
 
+    def to_dict(self) -> dict:
+        """This result as ``plrv search --json`` prints it."""
+        from verifier.reports.json_out import search_json
+
+        return search_json(self)
+
 
 def minimise(inst: Instance, violates: Callable[[Instance], bool], steps: int = 400
              ) -> Instance:

@@ -63,7 +63,8 @@ from verifier.specs.keys import Document, Table, list_of, record_value, string
 from verifier.specs.neighbours import INPUT_KEYS, NEIGHBOURS_KEYS, read_input, read_relation
 from verifier.specs.noise import is_noise_spec
 
-__all__ = ["ComposeSpec", "load_compose_spec", "COMPOSITION_KEYS", "COMPOSE_LIMITS"]
+__all__ = ["ComposeSpec", "load_compose_spec", "parse_compose", "COMPOSITION_KEYS",
+           "COMPOSE_LIMITS"]
 
 COMPOSITION_KEYS = {"steps", "enclosure", "grid"}
 # the limits plrv compose reads over composition.steps: the check limits its inputs and
@@ -83,7 +84,7 @@ _UNUSED_BY_MECHANISM = {
 class ComposeSpec:
     """What ``plrv compose`` runs: one mechanism (``steps`` empty) or adaptive steps."""
 
-    path: str
+    path: str | None  # None: given on the command line (--mechanism), not a file
     mechanism: Mechanism | None
     steps: tuple[Step, ...]
     relation: Relation
@@ -104,16 +105,26 @@ def _options(table: Table) -> tuple[str, Grid | None]:
     return mode, grid
 
 
-def load_compose_spec(path: str | Path) -> ComposeSpec:
-    """Read and check a compose spec (either form)."""
+def load_compose_spec(path: str | Path, query: Mapping[str, str] | None = None
+                      ) -> ComposeSpec:
+    """Read and check a compose spec (either form). ``query`` replaces keys of its
+    ``[query]`` table (``--epsilon``, ``--delta``) before it is read."""
     raw = read_toml(path)
-    file = str(path)
+    if query:
+        table = raw.get("query", {})
+        if not isinstance(table, Mapping):
+            raise SpecError("[query] is not a table", file=str(path), key="query", value=table)
+        raw = {**raw, "query": {**table, **query}}
+    return parse_compose(raw, str(path), Path(path).resolve().parent)
+
+
+def parse_compose(raw: Mapping, file: str | None, search_dir: Path | None) -> ComposeSpec:
+    """Check a compose spec already read into a mapping (``file`` None: it is not a file)."""
     check_kind(raw, "compose", file)
     if is_noise_spec(raw):
         kind = raw["mechanism"]["kind"]
         raise SpecError(f"plrv compose does not compose kind {kind!r}: plrv check decides it",
                         file=file, key="mechanism.kind", value=kind)
-    search_dir = Path(path).resolve().parent
     doc = Document(raw, file)
     comp = doc.table("composition")
     if "steps" in comp:
@@ -170,7 +181,7 @@ def _asks_partial(raw: Mapping) -> bool:
     return isinstance(notions, list) and any(n in PARTIAL_NOTIONS for n in notions)
 
 
-def _partial(raw: Mapping, file: str, search_dir: Path) -> ComposeSpec:
+def _partial(raw: Mapping, file: str | None, search_dir: Path | None) -> ComposeSpec:
     """``--k`` runs under partial knowledge: the check spec read as ``plrv check`` reads it
     (data model, attacker, targets, pairs and every check limit)."""
     if "composition" in raw:
@@ -198,7 +209,8 @@ _TABLES: Mapping[str, set | None] = {
 }
 
 
-def _adaptive(doc: Document, comp: Table, file: str, search_dir: Path) -> ComposeSpec:
+def _adaptive(doc: Document, comp: Table, file: str | None, search_dir: Path | None
+              ) -> ComposeSpec:
     raw = doc.raw
     if "mechanism" in raw:
         raise comp.fail("steps", "give either [mechanism] (composed --k times) or "

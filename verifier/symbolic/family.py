@@ -86,6 +86,14 @@ class FamilyResult:
     detail: str = ""
     neighbours: str = "replace-one"  # the relation, described
 
+    def to_dict(self, *, mechanism: str, records: int, epsilon: object, delta: object) -> dict:
+        """This result as ``plrv family --json`` prints it for the spec's ``mechanism``
+        (its name), ``records`` and claim (``epsilon``, ``delta``)."""
+        from verifier.symbolic.serial import family_json
+
+        return family_json(self, mechanism=mechanism, records=records,
+                           epsilon=parse_epsilon(epsilon), delta=delta)
+
 
 def check_family(kind: str, param: str, lo: object, hi: object, *, values: Sequence[Hashable],
                  records: int, params: dict | None = None, epsilon: object = "0",

@@ -73,6 +73,12 @@ class ProofReport:
                 return s
         return "proved"
 
+    def to_dict(self) -> dict:
+        """This report as ``plrv prove --json`` prints it."""
+        from verifier.symbolic.serial import prove_json
+
+        return prove_json(self)
+
 
 MAX_INSTANCES = 256  # solver instances of one prove run (--max-instances raises it)
 

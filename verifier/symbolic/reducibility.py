@@ -66,6 +66,12 @@ class Reducibility:
     point: Mapping[str, mpq] = field(default_factory=dict)
     reason: str = ""
 
+    def to_dict(self) -> dict:
+        """This result as ``plrv reducible --json`` prints it."""
+        from verifier.symbolic.serial import reducible_json
+
+        return reducible_json(self)
+
 
 def _targets(sym: SymbolicSpec, targets: Sequence[int] | None) -> tuple[int, ...]:
     return tuple(targets) if targets is not None else check_targets(sym.base.targets,

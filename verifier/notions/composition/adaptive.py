@@ -36,7 +36,12 @@ from verifier.core.numbers import probability
 from verifier.model.mechanisms import Mechanism
 from verifier.model.program_enum import Enumerated
 from verifier.model.user_code import UserFunction, as_output_dist
-from verifier.notions.composition.exact import DEFAULT_MAX_VALUES, LossDistribution
+from verifier.notions.composition.exact import (
+    DEFAULT_MAX_VALUES,
+    LossDistribution,
+    pair_progress,
+    repetition,
+)
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import _denominator_lcm
 from verifier.notions.result import Case, NotionResult, summarize
@@ -173,15 +178,16 @@ def _case(steps: Sequence[Step], x: tuple, y: tuple, relation: Relation, budget:
     loss = adaptive_loss(steps, x, y, budget, max_values)
     key = "inputs" if relation.inputs else "databases"
     return Case({"relation": relation.name, key: [list(x), list(y)],
-                 "steps": [s.name for s in steps]}, loss.privacy_loss())
+                 **repetition([s.name for s in steps], "steps")}, loss.privacy_loss())
 
 
 def compose_adaptive(steps: Sequence[Step | Mechanism], relation: Relation,
                      epsilon: object = "0", delta: object = "0", budget: Budget | None = None,
-                     max_values: int | None = None) -> NotionResult:
+                     max_values: int | None = None,
+                     progress: Callable[[int, int], None] | None = None) -> NotionResult:
     """Decide (ε, δ)-DP of the adaptive composition of ``steps`` under ``relation``,
     exactly: the worst pair's loss over the output tree (a :class:`Mechanism` is a step
-    that ignores the earlier outputs).
+    that ignores the earlier outputs); ``progress(done, total)`` counts the pairs.
 
     >>> from verifier.model.mechanisms import randomized_response
     >>> from verifier.notions.dp.neighbours import replace_one
@@ -201,6 +207,6 @@ def compose_adaptive(steps: Sequence[Step | Mechanism], relation: Relation,
                               value=[])
     budget = budget or Budget()
     cases = (_case(parts, x, y, relation, budget, max_values)
-             for x, y in relation_pairs(relation, budget))
+             for x, y in pair_progress(relation_pairs(relation, budget), progress))
     return summarize("dp", cases, eps, d)
 

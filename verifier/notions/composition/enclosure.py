@@ -47,6 +47,8 @@ from verifier.notions.composition.exact import (
     compose_law,
     compose_mechanisms,
     pair_laws,
+    pair_progress,
+    repetition,
 )
 from verifier.notions.composition.grid import Grid, GridLoss, parse_grid
 from verifier.notions.composition.polynomial import univariate_terms
@@ -54,6 +56,7 @@ from verifier.notions.display import enclosure_described, result_html, result_re
 from verifier.notions.dp.neighbours import Relation, relation_pairs
 from verifier.notions.loss import LossLaw, _denominator_lcm
 from verifier.notions.result import NotionResult
+from verifier.notions.serial import composition_json
 
 __all__ = ["CompositionEnclosure", "enclose_composition", "choose_grid", "ENCLOSURE_MODES",
            "DEFAULT_GRID_POINTS"]
@@ -87,6 +90,13 @@ class CompositionEnclosure:
     cases: int
     enclosed: int
     notion: str = "dp"
+
+    def to_dict(self, k: int, relation: str, mechanism: str | None = None,
+                steps: Sequence[str] = ()) -> dict:
+        """These bounds as ``plrv compose --json`` prints them for ``k`` runs of
+        ``mechanism`` (described) or of ``steps`` (their names) under ``relation`` (its
+        name)."""
+        return composition_json(self, k, relation, mechanism, steps)
 
     def __repr__(self) -> str:
         return result_repr("CompositionEnclosure", enclosure_described(self))
@@ -234,7 +244,7 @@ def enclose_composition(parts: Sequence[Mechanism | Step], relation: Relation,
     if mode != "always":
         try:
             if adaptive:
-                return compose_adaptive(parts, relation, eps, d, budget, limit)
+                return compose_adaptive(parts, relation, eps, d, budget, limit, progress)
             return compose_mechanisms(parts, relation, eps, d, budget,  # type: ignore[arg-type]
                                       limit, progress=progress)
         except BudgetExceeded as exc:
@@ -250,19 +260,20 @@ def enclose_composition(parts: Sequence[Mechanism | Step], relation: Relation,
     else:
         bounds = _independent(parts, mode == "always", fixed, limit)  # type: ignore[arg-type]
     return _summarize(bounds, relation, budget, eps, d, reason,
-                      [p.name for p in parts])
+                      [p.name for p in parts], progress)
 
 
 def _summarize(bounds: Callable[[tuple, tuple], PairBounds], relation: Relation,
                budget: Budget, eps: Epsilon, d: mpq, reason: str,
-               names: list[str]) -> CompositionEnclosure:
+               names: list[str], progress: Callable[[int, int], None] | None = None
+               ) -> CompositionEnclosure:
     """The worst lower and upper bounds over the pairs (each maximum taken separately)."""
     best: list[Any] = [None, None, None, None]  # δ_lo, δ_hi, ε_lo, ε_hi
     witness: dict = {}
     grids: dict[Grid, None] = {}
     cases = enclosed = 0
     key = "inputs" if relation.inputs else "databases"
-    for x, y in relation_pairs(relation, budget):
+    for x, y in pair_progress(relation_pairs(relation, budget), progress):
         lo, hi, grid = bounds(x, y)
         cases += 1
         if grid is not None:
@@ -274,7 +285,7 @@ def _summarize(bounds: Callable[[tuple, tuple], PairBounds], relation: Relation,
                 best[i] = v
                 if i == 1:
                     witness = {"relation": relation.name, key: [list(x), list(y)],
-                               "mechanisms": names,
+                               **repetition(names),
                                "grid": "exact" if grid is None else str(grid)}
     if best[0] is None:
         zero = Delta.make(mpq(0), mpq(0), eps)

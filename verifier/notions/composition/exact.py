@@ -20,7 +20,7 @@ earlier outputs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import reduce
 from math import comb
@@ -42,7 +42,8 @@ from verifier.notions.loss import LossLaw, PrivacyLoss, _denominator_lcm, _integ
 from verifier.notions.result import Case, NotionResult, summarize
 
 __all__ = ["LossDistribution", "compose", "compose_law", "compose_mechanisms", "pair_laws",
-           "composition_work", "composition_memory", "DEFAULT_MAX_VALUES", "ROUTES"]
+           "composition_work", "composition_memory", "repetition", "pair_progress",
+           "DEFAULT_MAX_VALUES", "ROUTES"]
 
 DEFAULT_MAX_VALUES = 1_000_000  # distinct loss values kept by a composition
 _MPZ_BYTES = 32    # an integer's header and allocation rounding, beside its digits
@@ -250,6 +251,37 @@ def pair_laws(mechs: Sequence[Mechanism], x: tuple, y: tuple) -> list[LossDistri
     return [laws[id(m)] for m in mechs]
 
 
+def repetition(names: Sequence[str], key: str = "mechanisms") -> dict[str, object]:
+    """The composed mechanisms' names as ``{key: round, "k": k}``: the shortest
+    ``round`` that ``names`` repeats ``k`` times (``[M] * k`` is ``([M.name], k)``), so that
+    a witness of ``k`` runs is as long as one run's, not ``k`` times it.
+
+    >>> repetition(["rr"] * 100_000)
+    {'mechanisms': ['rr'], 'k': 100000}
+    >>> repetition(["a", "b", "a", "b"]), repetition(["a", "b", "a"])
+    ({'mechanisms': ['a', 'b'], 'k': 2}, {'mechanisms': ['a', 'b', 'a'], 'k': 1})
+    """
+    n = len(names)
+    for period in range(1, n + 1):
+        if n % period == 0 and all(names[i] == names[i % period] for i in range(period, n)):
+            return {key: list(names[:period]), "k": n // period}
+    return {key: list(names), "k": 1}  # (no names)
+
+
+def pair_progress(pairs: Iterable[tuple[tuple, tuple]], progress: Callable[[int, int], None] | None
+            ) -> Iterator[tuple[tuple, tuple]]:
+    """``pairs``, reporting ``progress(done, total)`` as each is taken (listed first when
+    there is a ``progress``, to know the total)."""
+    if progress is None:
+        yield from pairs
+        return
+    listed = list(pairs)
+    progress(0, len(listed))
+    for j, pair in enumerate(listed, 1):
+        yield pair
+        progress(j, len(listed))
+
+
 def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
                max_values: int, budget: Budget | None = None,
                route: str | None = None, streams: dict | None = None,
@@ -258,7 +290,7 @@ def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relatio
                             streams=streams, progress=progress)
     key = "inputs" if relation.inputs else "databases"
     return Case({"relation": relation.name, key: [list(x), list(y)],
-                 "mechanisms": [m.name for m in mechs], "route": used}, law)
+                 **repetition([m.name for m in mechs]), "route": used}, law)
 
 
 def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: object = "0",

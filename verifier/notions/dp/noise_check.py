@@ -29,6 +29,7 @@ from verifier.model.expnoise import ExpNoise
 from verifier.notions.display import noise_described, result_html, result_repr
 from verifier.notions.dp.noise_loss import DeltaForm, PairLoss, pair_loss
 from verifier.notions.result import VACUOUS_RELATION_NOTE
+from verifier.notions.serial import noise_json
 
 __all__ = ["NoiseResult", "centre_pairs", "check_noise_dp", "bisect_epsilon", "vacuous",
            "MAX_PAIRS"]
@@ -54,6 +55,14 @@ class NoiseResult:
     witness: tuple  # the centres (noise on a sum) or the inputs (noisy max, threshold)
     pairs: int
     notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self, epsilon: object, delta: object, mechanism: str,
+                relation: str | None = None) -> dict:
+        """This answer for the claim (``epsilon``, ``delta``) as ``plrv check --json`` prints
+        it (:func:`verifier.notions.serial.noise_json`): ``mechanism`` described,
+        ``relation`` the name of the relation whose two inputs the witness names (noisy max,
+        above threshold; ``None`` for noise on a sum: two centres)."""
+        return noise_json(self, epsilon, delta, mechanism, relation)
 
     def __repr__(self) -> str:
         return result_repr("NoiseResult", noise_described(self))

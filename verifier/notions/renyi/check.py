@@ -23,6 +23,7 @@ from verifier.core.budget import Budget
 from verifier.core.epsilon import Epsilon, parse_epsilon
 from verifier.core.errors import InvalidArgument
 from verifier.core.numbers import nonnegative, probability
+from verifier.core.vocabulary import stamped
 from verifier.model.mechanisms import Mechanism
 from verifier.model.program_mechanism import as_mechanism
 from verifier.notions.display import (
@@ -58,6 +59,7 @@ from verifier.notions.renyi.divergence import (
 )
 from verifier.notions.renyi.zcdp import sup_ratio_sum
 from verifier.notions.result import VACUOUS_RELATION_NOTE, Case
+from verifier.notions.serial import renyi_json
 
 __all__ = ["VACUOUS", "Progress", "RenyiClaim", "OrderValue", "RdpResult", "ZcdpResult",
            "RenyiReport", "distinct_pairs", "rdp_result", "zcdp_result", "renyi_report",
@@ -161,6 +163,11 @@ class RenyiReport:
         """``False`` if a notion fails, ``None`` if one is undecided, else ``True``."""
         verdicts = [r.holds for r in self.results.values()]
         return False if False in verdicts else None if None in verdicts else True
+
+    def to_dict(self, claim: RenyiClaim, mechanism: str | None = None) -> dict:
+        """This report for ``claim`` as ``plrv check --json`` prints it (``mechanism``: the
+        description a noise spec's report adds to each notion)."""
+        return stamped("check", renyi_json(self, claim, mechanism), self.holds)
 
     def __repr__(self) -> str:
         return report_repr("RenyiReport", self.holds, self.results)

@@ -1,0 +1,80 @@
+"""The text report of ``plrv compose``, read off its JSON (the same numbers, display only):
+what was composed, the claim, the verdict, the tight values with certified decimals, and
+where they are attained."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from verifier.reports.renyi import renyi_lines, where_sentence
+from verifier.reports.text import short
+
+__all__ = ["compose_lines"]
+
+_SAID = {"holds": "holds", "fails": "does not hold", "unknown": "unknown (not decided)"}
+_RENYI = ("rdp", "zcdp")
+
+
+def _value(value: object, approx: object = None) -> str:
+    if isinstance(value, Mapping):  # a certified enclosure
+        return (f"in [{short(str(value['lower']))}, {short(str(value['upper']))}] "
+                f"(certified bounds, not exact)")
+    return f"{short(str(value))}" + (f"  ≈ {approx}" if approx not in (None, value) else "")
+
+
+def compose_lines(out: Mapping) -> list[tuple[str, str]]:
+    """``(label, text)`` lines for the terminal from :func:`~verifier.commands.compose`'s
+    dictionary (``plrv compose --json``)."""
+    k = out["k"]
+    runs = f"{k} run{'s' if k != 1 else ''}"
+    renyi = {n: out[n] for n in _RENYI if isinstance(out.get(n), Mapping)}
+    described = next((r["mechanism"] for r in renyi.values() if "mechanism" in r), None)
+    what = (out.get("mechanism") or described
+            or (f"steps {', '.join(out['steps'])}" if "steps" in out
+                else f"its mechanism, for {', '.join(out.get('notions', ()))}"))
+    lines = [("composed", f"{runs} of {what}")]
+    if "relation" in out:
+        lines.append(("relation", str(out["relation"])))
+    if renyi:
+        return lines + renyi_lines(renyi)
+    claim = out["claim"]
+    lines.append(("claim", f"ε = {claim['epsilon']}, δ = {claim['delta']}"))
+    if "results" in out:  # apkdp, ppkdp, noiseless
+        e = out["enumerated"]
+        lines.append(("engine", f"{e['engine']}: {e['histograms']} histograms of {e['outputs']} "
+                                f"outputs"))
+        for name, r in out["results"].items():
+            lines += _notion(name, r, r.get("approx", {}))
+        return lines
+    if "route" in out:
+        lines.append(("route", str(out["route"])))
+    approx = out.get("approx", {})
+    lines += _notion("dp", out, {"delta": approx.get("tight_delta"),
+                                 "epsilon": approx.get("tight_epsilon")})
+    if "enclosure" in out:
+        enc = out["enclosure"]
+        lines.append(("enclosure", f"{enc['reason']}; grid {', '.join(enc['grid']) or 'exact'}"))
+    acc = out.get("accountant")
+    if acc is not None:
+        diff = acc["difference"] if acc["difference"] is not None else acc["difference_note"]
+        lines.append(("accountant", f"dp_accounting δ = {short(acc['delta'])} "
+                                    f"({'pessimistic' if acc['pessimistic'] else 'optimistic'}"
+                                    f"; difference {short(str(diff))})"))
+    return lines
+
+
+def _notion(name: str, r: Mapping, approx: Mapping) -> list[tuple[str, str]]:
+    claim, tight = r["claim"], r["tight"]
+    lines = [(name, _SAID[r["verdict"]]),
+             (f"  tight δ at ε = {claim['epsilon']}",
+              _value(tight["delta"], None if isinstance(approx.get("delta"), list)
+                     else approx.get("delta"))),
+             (f"  tight ε at δ = {claim['delta']}",
+              _value(tight["epsilon"], None if isinstance(approx.get("epsilon"), list)
+                     else approx.get("epsilon")))]
+    side = "witness" if "witness" in r else "worst case"
+    where = r.get("witness") or r.get("worst_case")
+    said = where_sentence(where) if where else ""
+    if said:
+        lines.append((f"  {side}", said))
+    return lines
