@@ -101,6 +101,18 @@ def test_report_page_in_chromium(browser, tmp_path):
     assert _colours(png) > 16  # text, tables, two drawn figures: far more than one colour
     assert browser.find_element("css selector", "h2").text.endswith(": holds")
     assert len(browser.find_elements("css selector", "svg")) == 2
+    # the figures carry no namespace declarations: the HTML parser puts them in SVG's
+    # namespace and reads xlink:href, so every glyph a <use> draws (a space has no outline)
+    # has an extent
+    drawn = browser.execute_script(
+        "const svgs = [...document.querySelectorAll('svg')];"
+        "const glyphs = [...document.querySelectorAll('svg use')].filter(u => {"
+        "  const ref = u.getAttribute('xlink:href') || '';"
+        "  const target = ref.startsWith('#DejaVu') && document.getElementById(ref.slice(1));"
+        "  return target && (target.getAttribute('d') || '').trim() !== ''; });"
+        "return [svgs.every(s => s.namespaceURI === 'http://www.w3.org/2000/svg'),"
+        "  glyphs.length, glyphs.filter(u => u.getBBox().width > 0).length];")
+    assert drawn[0] is True and drawn[1] > 20 and drawn[2] == drawn[1], drawn
 
 
 def test_audit_page_in_chromium(browser, tmp_path):

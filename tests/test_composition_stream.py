@@ -233,3 +233,41 @@ def test_limits_memory_is_refused_where_no_polynomial_is_built(tmp_path, form):
     with pytest.raises(SpecError) as err:
         load_compose_spec(spec)
     assert "limits.memory" in str(err.value)
+
+
+def _held(streams: dict) -> int:
+    """Bytes of the exact integers the streams hold (checkpoints and regenerated blocks),
+    counted as the estimates count one integer: its digits and 32 bytes."""
+    return sum(int(x.bit_length()) // 8 + 32 for s in {id(s): s for s in streams.values()}
+               .values() for x in [*(y for w, acc in s._marks for y in (*w, acc)),
+                                   *(y for v in s._cached.values() for y in v)])
+
+
+def test_limits_memory_counts_the_streams_other_pairs_hold(tmp_path):
+    """A count of 6 records with geometric noise (α = 1/2) clamped to 0..6: the pairs
+    (c, c + 1) differ near the clamped ends, so the replace-one pairs have several distinct
+    laws, and their powers are all kept for the reverse pairs. Run without a limit, the
+    streams held at the end exceed 750,000 bytes (counted off their integers); a
+    limits.memory of 750,000 must then refuse, not be passed by checking each pair alone."""
+    from verifier.commands.compose import compose_spec
+    from verifier.notions.composition import exact
+
+    body = ('[data]\nrecords = 6\nvalues = [0, 1]\n[mechanism]\nkind = "geometric_count"\n'
+            'alpha = "1/2"\n[query]\nepsilon = "ln(3)"\ndelta = "1/1000"\nnotions = ["dp"]\n')
+    spec = tmp_path / "count.toml"
+    spec.write_text(body)
+    kept: list[dict] = []
+    pair_case = exact._pair_case
+
+    def spy(*args, **kwargs):
+        kept.append(args[7])
+        return pair_case(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(exact, "_pair_case", spy)
+        compose_spec(spec, 2000)
+    assert len({id(s) for s in kept[-1].values()}) >= 3 and _held(kept[-1]) > 750_000
+    spec.write_text(body + "[limits]\nmemory = 750000\n")
+    with pytest.raises(BudgetExceeded) as err:
+        compose_spec(spec, 2000)
+    assert err.value.key == "limits.memory"  # type: ignore[attr-defined]

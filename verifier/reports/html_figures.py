@@ -12,6 +12,7 @@ atoms exactly, through :func:`verifier.symbolic.closed_form.curve_of`.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 
 from gmpy2 import mpq
@@ -54,9 +55,14 @@ def loss_atoms(loss: object, eps: Epsilon) -> LossAtoms:
     return LossAtoms(atoms, pieces[-1][1])
 
 
+_NAMESPACES = re.compile(r'\s+xmlns(?::\w+)?="[^"]*"')
+
+
 def svg(fig) -> Html:
     """A matplotlib figure as an ``<svg>`` element (text drawn as paths: no font to load),
-    the figure closed."""
+    the figure closed. Its root's namespace declarations are dropped: inside HTML an
+    ``<svg>`` is in the SVG namespace and ``xlink:href`` is read as XLink without them, and
+    the page then names no web address at all."""
     import matplotlib.pyplot as plt
 
     buffer = io.StringIO()
@@ -65,7 +71,9 @@ def svg(fig) -> Html:
                 metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     plt.close(fig)
     text = buffer.getvalue()
-    return Html(text[text.index("<svg"):])
+    text = text[text.index("<svg"):]
+    root = text.index(">") + 1
+    return Html(_NAMESPACES.sub("", text[:root]) + text[root:])
 
 
 def _f(text: str) -> float:

@@ -232,7 +232,7 @@ def compose_law(losses: Sequence[LossDistribution], max_values: int = DEFAULT_MA
         raise InvalidArgument(f"route {route!r} is not one of {', '.join(ROUTES)}",
                               argument="route", value=route)
     if route != "convolution":
-        plan = plan_polynomial(losses, budget, max_values, stream)
+        plan = plan_polynomial(losses, budget, max_values, stream, streams)
         if plan is not None:
             return plan.run(streams, progress), "polynomial"
         if route == "polynomial":

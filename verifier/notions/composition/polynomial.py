@@ -54,6 +54,7 @@ from verifier.notions.composition.stream import (
     Progress,
     StreamedLoss,
     dense,
+    held_elsewhere,
     stream_memory,
     streamed_loss,
 )
@@ -131,14 +132,15 @@ class PolynomialPlan:
 
 
 def plan_polynomial(parts: Sequence, budget: Budget | None = None,
-                    max_values: int | None = None, stream: bool = True
-                    ) -> PolynomialPlan | None:
+                    max_values: int | None = None, stream: bool = True,
+                    streams: dict | None = None) -> PolynomialPlan | None:
     """The plan for composing ``parts`` (:class:`~verifier.notions.composition.exact.
     LossDistribution` values, in order), or None when their ratios need more than
     :data:`MAX_VARIABLES` generators. With ``max_values``, more terms than that raise
     ``limits.loss_values``; with a ``budget``, its ``work`` and ``memory`` limits are
     checked. k runs of one part with one generator, at most :data:`SMALL_TERMS` atoms and no
-    gap between their exponents, are streamed unless ``stream`` is False (for tests)."""
+    gap between their exponents, are streamed unless ``stream`` is False (for tests), the
+    ``streams`` other pairs made (still held) counted in their memory."""
     by_id: dict[int, list] = {}  # the same object repeated (a k-fold list) is counted cheaply
     for part in parts:
         entry = by_id.setdefault(id(part), [part, 0])
@@ -162,12 +164,12 @@ def plan_polynomial(parts: Sequence, budget: Budget | None = None,
     # for P and for Q
     work = 2 * terms * (spread + 1) * (1 + bits // 65536)
     streamed = stream and _streamable(distinct, basis.rank)
-    if streamed:  # two streams: checkpoints and one regenerated block each
-        memory = 2 * stream_memory(terms - 1, spread, bits)
-    else:  # P and Q: every coefficient (then their suffix sums, in place)
-        memory = 2 * terms * (bits // 8 + _MPZ_BYTES)
-    plan = PolynomialPlan(basis, tuple(distinct), terms, bits, work, max_values, memory,
-                          streamed)
+    one = distinct[0]  # streamed: two streams (checkpoints, two blocks), and other pairs'
+    held = held_elsewhere(streams, one.exponents, one.p, one.q, one.copies) if streamed else 0
+    # else P and Q: every coefficient (then their suffix sums, in place)
+    memory = (2 * stream_memory(terms - 1, spread, bits) + held if streamed
+              else 2 * terms * (bits // 8 + _MPZ_BYTES))
+    plan = PolynomialPlan(basis, tuple(distinct), terms, bits, work, max_values, memory, streamed)
     if basis.rank <= 1:  # the bound is the count (one generator: a dense polynomial)
         plan.check_terms(terms, "")
     if budget is not None:
@@ -178,7 +180,8 @@ def plan_polynomial(parts: Sequence, budget: Budget | None = None,
                        "(--enclosure always)")
         budget.require("memory", memory, f"exact composition of {len(parts)} privacy losses "
                        f"as polynomials: bytes of exact integers held at once "
-                       f"({'streamed' if streamed else 'every coefficient'}, estimated)",
+                       f"({'streamed' if streamed else 'every coefficient'}"
+                       f"{', with the streams other pairs hold' if held else ''}, estimated)",
                        ", compose fewer runs, or ask for a certified enclosure "
                        "(--enclosure always)")
     return plan

@@ -38,7 +38,7 @@ from gmpy2 import mpq, mpz
 from verifier.notions.loss import SortedLaw
 
 __all__ = ["PowerStream", "StreamedLoss", "stream_block", "stream_memory", "streamed_loss",
-           "view", "dense"]
+           "view", "dense", "held_elsewhere"]
 
 _MPZ_BYTES = 32  # an integer's header and allocation rounding, beside its digits
 _KEPT_BLOCKS = 2  # regenerated blocks kept
@@ -74,6 +74,8 @@ class PowerStream:
         self.degree = self.m * k
         self.total = sum(self.a, mpz(0)) ** k
         self.block = stream_block(self.degree, self.m + 1)
+        # what it may come to hold (its integers have at most the total's bits)
+        self.memory = stream_memory(self.degree, self.m + 1, int(self.total.bit_length()))
         self.progress = progress
         # checkpoint c = index c·block: (the m coefficients before it, Σ of those before it)
         self._marks: list[tuple[tuple[mpz, ...], mpz]] = [((), mpz(0))]
@@ -161,6 +163,22 @@ def view(a: Sequence[mpz], k: int, streams: dict | None,
     if streams is not None:
         streams[backward, k] = stream
     return _View(stream, True)
+
+
+def held_elsewhere(streams: Mapping | None, exponents: Sequence[tuple[int, ...]],
+                   p: Sequence[mpz], q: Sequence[mpz], k: int) -> int:
+    """Bytes the ``streams`` already made may hold (:attr:`PowerStream.memory`), leaving out
+    those that k runs of the part with masses ``p``, ``q`` at ``exponents`` (one generator)
+    would read, in either order: the streams of other pairs, kept for their reverses while
+    this pair's are made."""
+    if not streams:
+        return 0
+    sides = [dense({e[0]: c for e, c in zip(exponents, side, strict=True)})[2]
+             for side in (p, q)]
+    own = {key for a in sides for key in ((tuple(int(x) for x in a), k),
+                                          (tuple(int(x) for x in reversed(a)), k))}
+    others = {id(s): s.memory for key, s in streams.items() if key not in own}
+    return sum(others.values())
 
 
 class _Suffixes(Sequence):
