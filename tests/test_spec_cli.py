@@ -40,9 +40,12 @@ def test_check_json_rr(tmp_path):
     result = runner.invoke(app, ["check", str(write(tmp_path, RR)), "--json"])
     assert result.exit_code == 1  # δ(ln 2) = 1/4 > 0: the claim does not hold
     out = json.loads(result.stdout)
-    assert list(out) == ["dp"]
-    assert out["dp"]["delta"] == "1/4" and out["dp"]["epsilon"] == "ln(3)"
-    assert out["dp"]["holds"] is False
+    assert list(out) == ["schema", "verdict", "claim", "dp"]
+    assert out["verdict"] == "fails" and out["claim"] == {"epsilon": "ln(2)", "delta": "0"}
+    # RR 3/4 on one record: δ(ln 2) = 3/4 − 2·1/4 = 1/4, ε at δ = 0 is ln(3/4 ÷ 1/4)
+    assert out["dp"]["tight"] == {"epsilon": "ln(3)", "delta": "1/4"}
+    assert out["dp"]["delta"] == "1/4" and out["dp"]["epsilon"] == "ln(3)"  # old names kept
+    assert out["dp"]["holds"] is False and out["dp"]["verdict"] == "fails"
     assert out["dp"]["witness"]["databases"][0] != out["dp"]["witness"]["databases"][1]
 
 

@@ -159,8 +159,7 @@ def _dp(s: ComposeSpec, k: int | None, accounting: bool, interval: str, enclosur
         raise InvalidArgument(f"{source} is never used with enclosure = 'never' (exact or "
                               f"refused); leave it out or allow an enclosure",
                               argument=source, value=grid or str(s.grid))
-    # the coefficients of k streamed runs, or the pairs of an enclosure
-    with ProgressBar(progress, f"{runs} runs") as bar:
+    with ProgressBar(progress, "neighbouring pairs") as bar:
         r = enclose_composition(parts, s.relation, s.epsilon, s.delta, budget, mode=mode,
                                 grid=chosen_grid or s.grid, progress=bar)
     if isinstance(r, CompositionEnclosure) and accounting:

@@ -301,7 +301,8 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
     ``relation``, exactly: the worst pair's product loss (a k-fold composition is
     ``[M] * k``), by :func:`compose_law` (each pair's label names the route). The pairs
     share their streamed powers: the reverse of a pair reads its coefficients again, in
-    the other order, without computing them again.
+    the other order, without computing them again. ``progress(done, total)`` counts the
+    pairs.
 
     >>> from verifier.model.mechanisms import randomized_response
     >>> from verifier.notions.dp.neighbours import replace_one
@@ -318,6 +319,6 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
     budget = budget or Budget()
     mechs = [as_mechanism(m, f"mechs[{j}]") for j, m in enumerate(mechs)]
     streams: dict = {}
-    cases = (_pair_case(mechs, x, y, relation, max_values, budget, route, streams, progress)
-             for x, y in relation_pairs(relation, budget))
+    cases = (_pair_case(mechs, x, y, relation, max_values, budget, route, streams)
+             for x, y in pair_progress(relation_pairs(relation, budget), progress))
     return summarize("dp", cases, eps, d)
