@@ -167,7 +167,7 @@ def _printed(result: AuditResult) -> list[str]:
             lines.append(f"case[{r.case.index}] {r.case.library}.{r.case.constructor}: "
                          f"{r.verdict}")
             if r.verdict == "unsound":
-                lines += [f"  note: {n}" for n in r.notes if "claim" in n]
+                lines += [f"  note {n}" for n in r.notes if "claim" in n]
     head = [x for x in lines if not x.startswith("  change")]
     changes = [x for x in lines if x.startswith("  change")]
     return head + changes[:4] + (["…"] if len(changes) > 4 else []) + \
