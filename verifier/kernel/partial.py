@@ -173,7 +173,8 @@ def _tables(cert: dict, labels: list, notes: list, limit: int) -> list[dict]:
         for label, rows in zip(labels, tables, strict=True):
             _match(rows, _own_rows(spec, label), spec["values"],
                    f"evidence.tables[{index.index(label)}]")
-        notes.append(f"re-enumerated every database: {len(tables)} tables match")
+        notes.append(f"re-enumerated every database: {len(tables)} "
+                     f"{'table matches' if len(tables) == 1 else 'tables match'}")
     else:
         notes.append(Recorded(f"the conditional laws of {len(tables)} tables were taken from "
                               f"the certificate, not recomputed ({why})"))

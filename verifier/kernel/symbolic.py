@@ -384,7 +384,8 @@ def verify_prove(cert: dict, notes: list, check: Callable) -> bool | None:
         kept = [p for p in cert["instances"] if not p["independently_checkable"]]
         solvers = {f"{p['solver']['name']} {p['solver']['version']}" for p in kept
                    if "solver" in p}
-        text = (f"{recorded} instance(s) {', '.join(sorted({p['status'] for p in kept}))} "
+        noun = "instance" if recorded == 1 else "instances"
+        text = (f"{recorded} {noun} {', '.join(sorted({p['status'] for p in kept}))} "
                 f"not independently checkable (recorded"
                 f"{': ' + ', '.join(sorted(solvers)) if solvers else ''})")
         # a verified counterexample refutes the claim whatever the recorded instances say
