@@ -143,3 +143,44 @@ def test_example_exits_as_its_header_says() -> None:
     path = Path(__file__).resolve().parents[1] / "examples" / "audit" / "opendp_conversions.toml"
     result = RUNNER.invoke(app, ["audit", str(path), "--json"])
     assert result.exit_code == 0, result.output
+
+
+def _audit_in_time(tmp_path: Path, text: str, seconds: int = 60):
+    """The audit in a fresh process, given ``seconds``: a hang fails the test."""
+    import subprocess
+    import sys
+
+    p = tmp_path / "c.toml"
+    p.write_text(f'[[case]]\nlibrary = "opendp"\n{text}\n', encoding="utf-8")
+    return subprocess.run([sys.executable, "-m", "verifier.cli", "audit", str(p)],
+                          capture_output=True, text=True, timeout=seconds)
+
+
+def test_a_claimed_delta_of_one_is_vacuous_without_computing(tmp_path: Path) -> None:
+    """At σ = 10⁻³⁰⁰ the library's ρ = d_in²/(2σ²) overflows to ∞ and its profile gives
+    δ(1) = 1.0 (OpenDP 0.16). Every law has δ ≤ 1 at every ε, so the claim holds whatever the
+    law: sound (exit 0), at once."""
+    done = _audit_in_time(tmp_path, 'constructor = "make_zCDP_to_approxDP"\n'
+                          'args = { scale = { f64 = "1e-300" } }\nd_in = 1\nepsilon = 1')
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "vacuous" in done.stdout
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    # the library's δ(10⁷) at σ = 10⁻³ is 5e-324 (not vacuous); σ below 2^-6 is refused
+    ('constructor = "make_zCDP_to_approxDP"\nargs = { scale = { f64 = "1e-3" } }\nd_in = 1\n'
+     'epsilon = 10000000', "args.scale"),
+    # σ = 2^19 is within the old 2^20 bound; the exact δ takes hours there: refused
+    ('constructor = "make_zCDP_to_approxDP"\nargs = { scale = 524288 }\nd_in = 1\nepsilon = 0',
+     "args.scale"),
+    # d_in = 2^20 was taken and then refused by the support's size, naming a key "hi" that
+    # the case does not have
+    ('constructor = "make_zCDP_to_approxDP"\nargs = { scale = 1024 }\nd_in = 1048576\n'
+     'epsilon = 0', "d_in"),
+])
+def test_out_of_reach_values_are_refused_in_time_naming_the_key(tmp_path: Path, text: str,
+                                                                key: str) -> None:
+    done = _audit_in_time(tmp_path, text)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = [x for x in done.stderr.splitlines() + done.stdout.splitlines() if x.strip()]
+    assert len(lines) == 1 and f"case[0].{key}:" in lines[0], lines

@@ -126,3 +126,43 @@ def test_bounded_geometric_script_runs_with_the_library_alone(tmp_path) -> None:
     for line, x in zip(lines[1:], (0, 3), strict=True):
         assert line.startswith(f"{x} ")
         assert {o for o, _ in eval(line.split(" ", 1)[1])} <= {0, 1, 2, 3}
+
+
+def test_binary_script_counts_the_draws_its_report_says_it_counts(tmp_path) -> None:
+    """diffprivlib's Binary witness names its inputs as a list: the report says the script
+    counts the library's draws at them, so it must. At ε = 0x1.205966f2b4f13p+5 numpy's
+    e^ε is 2^52 + 21 ≥ 2^52, so fl(u·fl(e^ε + 1)) ≤ fl(e^ε) for every u = k/2^53 < 1 and no
+    draw flips (diffprivlib 0.6's randomise): each input comes back every time."""
+    pytest.importorskip("diffprivlib")
+    cfg = tmp_path / "b.toml"
+    cfg.write_text('[[case]]\nlibrary = "diffprivlib"\nconstructor = "Binary"\n'
+                   'args = { epsilon = { f64 = "0x1.205966f2b4f13p+5" }, value0 = "0", '
+                   'value1 = "1" }\n')
+    r, out = _report(tmp_path, str(cfg))
+    assert r.exit_code == 1, r.output
+    (md,) = out.iterdir()
+    assert "counts the library's own draws" in md.read_text()
+    script = _script(md).replace("N = 100000", "N = 2000")
+    assert "verifier" not in script
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert done.stdout.splitlines()[1:] == ["0 [('0', 2000)]", "1 [('1', 2000)]"]
+
+
+def test_a_script_that_counts_nothing_does_not_say_it_counts() -> None:
+    """A witness without two inputs gets a script that only prints the claim; its report says
+    so, not that the script counts draws at two witness inputs."""
+    from gmpy2 import mpq
+
+    from verifier.audit.case import AuditCase, AuditRow
+    from verifier.core.binary64 import F64
+    from verifier.reports.audit_finding import finding_markdown
+
+    case = AuditCase("diffprivlib", "Binary", {"epsilon": F64(1.0), "value0": "0",
+                                               "value1": "1"}, None, None, None, None, None, 0)
+    row = AuditRow(case, F64(1.0), mpq(0), mpq(1), None, "unsound", None, "exact",
+                   {"outputs": ["0"]})
+    text = finding_markdown(row, "0.6")
+    assert "print('claim: epsilon =', mech.epsilon)" in text
+    assert "counts the library's own draws" not in text
+    assert "The script builds the same object and prints the claim" in text

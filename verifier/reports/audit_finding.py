@@ -121,7 +121,7 @@ def reproduction(row: AuditRow, draws: int = 20_000) -> str | None:
         count = "mech.randomise(x)"
     else:
         return None
-    if not isinstance(inputs, tuple) or len(inputs) != 2:
+    if not isinstance(inputs, tuple | list) or len(inputs) != 2:
         return "\n".join(head + body)
     lines = head + body + [
         f"N = {draws}",
@@ -171,7 +171,9 @@ def finding_markdown(row: AuditRow, version: str) -> str:
         what = ("builds the same accountant, composes the same runs and prints the claim "
                 "(an accountant draws nothing)" if accountant_script(c) is not None else
                 "builds the same object, prints the claim, and counts the library's own "
-                "draws at the two witness inputs")
+                "draws at the two witness inputs" if "collections.Counter(" in script else
+                "builds the same object and prints the claim (the witness names no two "
+                "inputs to draw at)")
         out += ["## Reproduction (the library only)", "", f"The script {what}:", "",
                 "```python", script, "```", ""]
     return "\n".join(out)

@@ -12,8 +12,11 @@ rounding); ``make_fix_delta(meas, δ)`` reads the ε of that profile at ``δ`` (
 cast to i32. Its exact δ at the printed ε is the δ of the pair shifted by ``d_in``
 (:func:`~verifier.notions.dp.noise_check.check_noise_dp`: exponential sums, tails enclosed);
 the cast is post-processing, so that δ bounds the released law's from above, and from below
-within the mass beyond ``±(2^31 − 1)``, under 2^−1000 for ``σ, d_in ≤ 2^20`` (the range
-taken). ``make_zCDP_to_approxDP`` is read at the case's ``epsilon`` (``δ = profile.delta(ε)``),
+within the mass beyond ``±(2^31 − 1)``, under 2^−1000 for ``σ, d_in ≤ 2^20``. The range
+taken is narrower, where the exact δ is computed in seconds: ``2^−6 ≤ σ ≤ 2^10`` (its work
+grows as ``σ`` and as ``1/σ²``) and ``1 ≤ d_in ≤ 2^10``; for a σ outside it, a printed δ of 1 or
+ε of ∞ is vacuous (sound: every law has δ ≤ 1), anything else is refused naming the key.
+``make_zCDP_to_approxDP`` is read at the case's ``epsilon`` (``δ = profile.delta(ε)``),
 ``make_fix_delta`` at its ``delta`` (the printed pair ``(ε, δ)``); either is sound when the
 exact δ at that ε is at most the printed δ.
 """
@@ -41,9 +44,10 @@ from verifier.core.numbers import format_rational
 from verifier.model.expnoise import discrete_gaussian
 from verifier.notions.dp.noise_check import check_noise_dp
 
-__all__ = ["conversion_row", "MAX_SCALE"]
+__all__ = ["conversion_row", "MAX_SCALE", "MIN_SCALE"]
 
-MAX_SCALE = 2 ** 20  # σ and d_in: the mass beyond the i32 cast stays below 2^-1000
+MAX_SCALE = 2 ** 10  # σ and d_in: the exact δ in seconds (the cast's mass below 2^-1000)
+MIN_SCALE = mpq(1, 2 ** 6)  # σ: e^(−1/(2σ²)) in seconds
 _CAST = mpq(1, 2 ** 1000)  # a bound on the δ the cast to i32 can remove
 
 
@@ -67,8 +71,7 @@ def conversion_row(case: AuditCase) -> AuditRow:
     fix = case.constructor == "make_fix_delta"
     case.only(("scale",), d_in=True, delta=fix, epsilon=not fix)
     dp = opendp()
-    sigma = in_range(scale_arg(case), "args.scale", le=MAX_SCALE,
-                     why=" (plrv bounds the mass the cast to i32 removes)")
+    sigma = scale_arg(case)
     d_in = int_arg(case, "d_in", case.d_in if case.d_in is not None else 1, 1, MAX_SCALE)
     notes: list[str] = []
     inner = dp.m.make_gaussian(dp.atom_domain(T=int), dp.absolute_distance(T=int),
@@ -98,6 +101,11 @@ def conversion_row(case: AuditCase) -> AuditRow:
     if eps.infinite:  # δ(∞) of the discrete Gaussian: 0 (every output has mass on both sides)
         return AuditRow(case, claim, delta, mpq(0), None, "sound", None, "exact",
                         {"inputs": (d_in, 0)}, ("the library prints ε = ∞: vacuous",))
+    if delta.exact == 1:  # every law has δ ≤ 1 at every ε
+        return AuditRow(case, claim, delta, None, None, "sound", None, "exact",
+                        {"inputs": (d_in, 0)}, ("the library prints δ = 1: vacuous",))
+    in_range(sigma, "args.scale", ge=MIN_SCALE, le=MAX_SCALE,
+             why=" (where plrv computes the exact δ of the discrete Gaussian in seconds)")
     result = check_noise_dp(discrete_gaussian(sigma.exact), (0, d_in), 1, eps, delta.exact)
     holds = result.holds
     if holds is False:  # the unclamped law exceeds the claim: by more than the cast removes?
