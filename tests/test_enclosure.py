@@ -93,6 +93,8 @@ def test_check_mode_certified_encloses_the_exact_value():
     e, c = json.loads(exact.stdout), json.loads(certified.stdout)
     assert set(c) <= set(e) and c
     for notion, enc in c.items():
+        if notion in ("schema", "verdict", "claim"):  # the shared keys of every --json
+            continue
         lo, hi = (mpq(x) for x in enc["delta_interval"])
         assert lo <= mpq(e[notion]["delta"]) <= hi and enc["exact"] is False
         assert enc["holds"] == e[notion]["holds"]

@@ -204,7 +204,7 @@ BAD = [
     ("no-prior", SPEC.replace('prior = ["1/2", "1/2"]\n', ""), "data.prior",
      "notion 'apkdp' needs a data model: give prior, priors, or support and weights"),
     ("prior-length", SPEC.replace('prior = ["1/2", "1/2"]', 'prior = ["1"]'), "data.prior",
-     "prior has 1 weights for 2 values [0, 1]"),
+     "prior has 1 weight for 2 values [0, 1]"),
 ]
 
 

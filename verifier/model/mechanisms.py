@@ -76,22 +76,21 @@ class Mechanism:
     records without running the kernel (so that a budget refuses before any work).
     """
 
-    name: str  # the functions below are left out of the repr (their addresses say nothing)
-    kernel: Callable[[Database], Dist] = field(repr=False)
+    name: str
+    kernel: Callable[[Database], Dist]
     params: Mapping[str, object] = field(default_factory=dict)
-    on_counts: Callable[[Counts, int], Dist] | None = field(default=None, repr=False)
+    on_counts: Callable[[Counts, int], Dist] | None = None
     kind: str | None = None
-    outputs_bound: Callable[[int], int] | None = field(default=None, repr=False)
-    prefetch: Callable[[Iterable[Database]], None] | None = field(default=None, repr=False)
+    outputs_bound: Callable[[int], int] | None = None
+    prefetch: Callable[[Iterable[Database]], None] | None = None
 
     @property
     def symmetric(self) -> bool:
         return self.on_counts is not None
 
     def warm(self, databases: Iterable[Database]) -> None:
-        """Evaluate the kernel on ``databases`` ahead of the calls that follow: user code in
-        its own process answers them in a few round trips and keeps the answers; any other
-        kernel is left alone."""
+        """Evaluate the kernel on ``databases`` ahead of the calls that follow (user code in
+        its own process answers them in a few round trips; any other kernel is left alone)."""
         if self.prefetch is not None:
             self.prefetch(databases)
 
@@ -137,9 +136,7 @@ def _show(v: object) -> str:
 def as_dist(value: object) -> Dist:
     """A kernel's answer as a Dist: a Dist as is, any other value as its point mass (a list
     is the tuple of its elements, so that ``[a, b]`` and ``(a, b)`` are the same output)."""
-    if isinstance(value, Dist):
-        return value
-    return Dist.point(_hashable(value))
+    return value if isinstance(value, Dist) else Dist.point(_hashable(value))
 
 
 def _hashable(value: object) -> Hashable:
@@ -170,10 +167,7 @@ def mechanism(f: Callable[[Database], object], name: str | None = None,
         kernel = f
     else:  # its choices (verifier.program) enumerated; none: one path, its value or Dist
         kernel = Enumerated(f, str(getattr(f, "__name__", "function")), memo=False)
-    on_counts = None
-    if symmetric:
-        def on_counts(counts: Counts, n: int) -> Dist:
-            return kernel(representative(counts))
+    on_counts = (lambda c, n: kernel(representative(c))) if symmetric else None
     return Mechanism(name or str(getattr(f, "__name__", "function")), kernel, {}, on_counts,
                      prefetch=prefetch)
 
@@ -385,14 +379,12 @@ def build_mechanism(kind: str, params: Mapping[str, object], values: Sequence[Ha
                           f"{', '.join(kinds)}{did_you_mean(kind, kinds)}", argument="kind",
                           value=kind)
     required, optional, build = MECHANISM_KINDS[kind]
-    unknown = sorted(params.keys() - required - optional)  # first: a misspelt required key
-    if unknown:
+    if unknown := sorted(params.keys() - required - optional):  # first: a misspelt required
         takes = ", ".join(sorted(required | optional)) or "none"
         raise InvalidArgument(f"mechanism kind {kind!r} takes no key {', '.join(unknown)} (it "
                               f"takes {takes}){did_you_mean(unknown[0], required | optional)}",
                               argument=unknown[0], value=params[unknown[0]])
-    missing = sorted(required - params.keys())
-    if missing:
+    if missing := sorted(required - params.keys()):
         raise InvalidArgument(f"mechanism kind {kind!r} needs {', '.join(missing)}",
                               argument=missing[0])
     if kind == "program":
