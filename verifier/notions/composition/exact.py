@@ -250,12 +250,23 @@ def pair_laws(mechs: Sequence[Mechanism], x: tuple, y: tuple) -> list[LossDistri
     return [laws[id(m)] for m in mechs]
 
 
+_SHARED_LAWS = 64  # composed laws a relation's pairs share (most recent first out)
+
+
 def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
                max_values: int, budget: Budget | None = None,
                route: str | None = None, streams: dict | None = None,
-               progress: Progress | None = None) -> Case:
-    law, used = compose_law(pair_laws(mechs, x, y), max_values, budget, route,
-                            streams=streams, progress=progress)
+               progress: Progress | None = None, laws: dict | None = None) -> Case:
+    losses = tuple(pair_laws(mechs, x, y))
+    if laws is not None and losses in laws:  # another pair gave the same losses: same law
+        law, used = laws[losses]
+    else:
+        law, used = compose_law(losses, max_values, budget, route,
+                                streams=streams, progress=progress)
+        if laws is not None:
+            if len(laws) >= _SHARED_LAWS:
+                del laws[next(iter(laws))]
+            laws[losses] = law, used
     key = "inputs" if relation.inputs else "databases"
     return Case({"relation": relation.name, key: [list(x), list(y)],
                  "mechanisms": [m.name for m in mechs], "route": used}, law)
@@ -269,7 +280,8 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
     ``relation``, exactly: the worst pair's product loss (a k-fold composition is
     ``[M] * k``), by :func:`compose_law` (each pair's label names the route). The pairs
     share their streamed powers: the reverse of a pair reads its coefficients again, in
-    the other order, without computing them again.
+    the other order, without computing them again, and pairs whose losses are equal (a
+    mechanism that reads a count of its input) share the composed law.
 
     >>> from verifier.model.mechanisms import randomized_response
     >>> from verifier.notions.dp.neighbours import replace_one
@@ -286,6 +298,8 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
     budget = budget or Budget()
     mechs = [as_mechanism(m, f"mechs[{j}]") for j, m in enumerate(mechs)]
     streams: dict = {}
-    cases = (_pair_case(mechs, x, y, relation, max_values, budget, route, streams, progress)
+    laws: dict = {}
+    cases = (_pair_case(mechs, x, y, relation, max_values, budget, route, streams, progress,
+                        laws)
              for x, y in relation_pairs(relation, budget))
     return summarize("dp", cases, eps, d)
