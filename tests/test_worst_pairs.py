@@ -83,7 +83,8 @@ def tight_eps(p: dict, q: dict, delta: mpmath.mpf) -> mpmath.mpf:
         return lo
     while delta_of(p, q, hi) > delta:
         lo, hi = hi, 2 * hi
-    for _ in range(150):
+    # to a bracket of 10^-25 (not 2^-150 of it): the ε it gives is compared within 10^-15
+    while hi - lo > mpmath.mpf(10) ** -25:
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if delta_of(p, q, mid) <= delta else (mid, hi)
     return hi
