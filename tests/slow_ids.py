@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = """\
-# The tests marked slow by tests/conftest.py (deselected by python -m pytest -m "not slow"):
+# The tests marked slow by tests/slow_marks.py (deselected by python -m pytest -m "not slow"):
 # each took more than {threshold} s on an idle machine. Regenerate with tests/slow_ids.py
 # (its docstring gives the commands); tests/test_slow_list.py checks every id still exists.
 """

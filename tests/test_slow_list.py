@@ -8,7 +8,7 @@ import ast
 import re
 from pathlib import Path
 
-from conftest import pytest_collection_modifyitems, slow_ids
+from slow_marks import pytest_collection_modifyitems, slow_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"^(tests/test_docs_snippets\.py)::test_(python|console)_block\[(.+):(\d+)\]$")
