@@ -5,6 +5,7 @@ tests/slow_ids.py)."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -14,10 +15,16 @@ ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"^(tests/test_docs_snippets\.py)::test_(python|console)_block\[(.+):(\d+)\]$")
 
 
+@functools.cache  # one parse per file, not per listed id
 def _functions(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return {node.name for node in ast.walk(tree)
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+@functools.cache
+def _lines(page: Path) -> list[str]:
+    return page.read_text(encoding="utf-8").splitlines() if page.exists() else []
 
 
 def _stale(nid: str) -> str | None:
@@ -25,7 +32,7 @@ def _stale(nid: str) -> str | None:
     block = BLOCK.match(nid)
     if block is not None:  # a docs block: its fence opens at that line of that page
         page, line = ROOT / block.group(3), int(block.group(4))
-        lines = page.read_text(encoding="utf-8").splitlines() if page.exists() else []
+        lines = _lines(page)
         fence = lines[line - 1].lstrip() if 0 < line <= len(lines) else ""
         lang = "python" if block.group(2) == "python" else "console"
         return None if fence.startswith("```" + lang) else f"no ```{lang} block at that line"
