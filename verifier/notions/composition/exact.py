@@ -250,7 +250,10 @@ def pair_laws(mechs: Sequence[Mechanism], x: tuple, y: tuple) -> list[LossDistri
     return [laws[id(m)] for m in mechs]
 
 
-_SHARED_LAWS = 64  # composed laws a relation's pairs share (most recent first out)
+# composed laws a relation's pairs share (oldest first out): only small ones (at most
+# _SHARED_BYTES by the convolution's estimate, of at most _SHARED_PARTS parts; k runs of one
+# mechanism share their streams instead), so that the sharing adds at most 16 MB
+_SHARED_LAWS, _SHARED_BYTES, _SHARED_PARTS = 16, 1 << 20, 64
 
 
 def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
@@ -258,15 +261,16 @@ def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relatio
                route: str | None = None, streams: dict | None = None,
                progress: Progress | None = None, laws: dict | None = None) -> Case:
     losses = tuple(pair_laws(mechs, x, y))
-    if laws is not None and losses in laws:  # another pair gave the same losses: same law
-        law, used = laws[losses]
+    shared = laws if len(losses) <= _SHARED_PARTS else None
+    if shared is not None and losses in shared:  # another pair's losses: the same law
+        law, used = shared[losses]
     else:
         law, used = compose_law(losses, max_values, budget, route,
                                 streams=streams, progress=progress)
-        if laws is not None:
-            if len(laws) >= _SHARED_LAWS:
-                del laws[next(iter(laws))]
-            laws[losses] = law, used
+        if shared is not None and composition_memory(losses, max_values) <= _SHARED_BYTES:
+            if len(shared) >= _SHARED_LAWS:
+                del shared[next(iter(shared))]
+            shared[losses] = law, used
     key = "inputs" if relation.inputs else "databases"
     return Case({"relation": relation.name, key: [list(x), list(y)],
                  "mechanisms": [m.name for m in mechs], "route": used}, law)
