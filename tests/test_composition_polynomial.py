@@ -184,7 +184,7 @@ def test_pairs_sharing_a_composed_law_answer_as_when_each_is_composed(monkeypatc
     from verifier.notions.composition import exact
 
     rng = random.Random(36)
-    for case in range(12):
+    for case in range(6):
         mechs = [_random_mechanism(rng, f"s{case}_{i}") for i in range(rng.randint(1, 3))]
         parts = [rng.choice(mechs) for _ in range(rng.randint(1, 4))]
         relation = (replace_one([0, 1, 2], 2) if case % 2 else add_remove_one([0, 1, 2], 2))
