@@ -177,6 +177,26 @@ def test_polynomial_and_convolution_routes_agree(seed):
             assert poly.epsilon(d) == conv.epsilon(d)
 
 
+def test_pairs_sharing_a_composed_law_answer_as_when_each_is_composed(monkeypatch):
+    """compose_mechanisms composes once per distinct tuple of the pairs' losses (a mechanism
+    of sum(x) mod 3 gives a few for many pairs): the δ, ε, verdict and witness are those of
+    composing every pair on its own (the sharing switched off)."""
+    from verifier.notions.composition import exact
+
+    rng = random.Random(36)
+    for case in range(6):
+        mechs = [_random_mechanism(rng, f"s{case}_{i}") for i in range(rng.randint(1, 3))]
+        parts = [rng.choice(mechs) for _ in range(rng.randint(1, 4))]
+        relation = (replace_one([0, 1, 2], 2) if case % 2 else add_remove_one([0, 1, 2], 2))
+        for eps, delta in (("0", "1/20"), ("ln(2)", "0")):
+            shared = compose_mechanisms(parts, relation, eps, delta)
+            with monkeypatch.context() as m:
+                m.setattr(exact, "_SHARED_PARTS", 0)
+                alone = compose_mechanisms(parts, relation, eps, delta)
+            assert (shared.delta, shared.epsilon, shared.holds, shared.witness) == (
+                alone.delta, alone.epsilon, alone.holds, alone.witness), (case, eps)
+
+
 def test_several_generators_order_by_value():
     """Ratios 2, 3, 1/2, 1/3, 1: two generators; every atom's ratio and masses match the
     convolution's, in the same increasing order."""

@@ -60,3 +60,29 @@ def test_null_event():
         Dist.point(1).condition(lambda x: x == 2)
     assert str(info.value) == "conditioning on an event of probability 0"
     assert isinstance(info.value, ZeroDivisionError)
+
+
+def test_product_lists_its_outcomes_in_sort_key_order():
+    """Dist.product skips the sort when every factor's outcomes are strictly increasing: its
+    outcomes must still come in the order sorted() by sort_key gives, over mixed outcomes
+    (⊥, numbers, strings, tuples, sets, None), and with keys that tie (two objects of one type
+    and one repr) the sort decides."""
+    import random
+
+    from verifier.core.distribution import sort_key
+
+    class Same:
+        def __repr__(self) -> str:
+            return "same"
+
+    rng = random.Random(7)
+    pool = [0, 1, 2, -3, mpq(1, 2), "a", "b", (1, 2), (0,), BOTTOM, frozenset({1}), None,
+            Same(), Same()]
+    for _ in range(500):
+        factors = []
+        for _ in range(rng.randint(0, 4)):
+            outs = rng.sample(pool, rng.randint(1, 4))
+            factors.append(Dist({o: mpq(1, len(outs)) for o in outs}))
+        items = list(Dist.product(factors).items())
+        assert items == sorted(items, key=lambda kv: sort_key(kv[0]))
+        assert len(items) == len({o for o, _ in items})

@@ -218,9 +218,20 @@ class Dist:
     def product(dists: Iterable[Dist]) -> Dist:
         """Independent tuples ``(X_1, …, X_n)``."""
         out: dict[tuple, mpq] = {(): mpq(1)}
+        strict = True
         for d in dists:
             out = {t + (x,): v * w for t, v in out.items() for x, w in d._items}
-        return Dist._trusted(out)
+            keys = [sort_key(x) for x, _ in d._items]
+            strict = strict and all(a < b for a, b in zip(keys, keys[1:], strict=False))
+        if not strict:  # outcomes whose keys tie: the sort decides their order
+            return Dist._trusted(out)
+        # each factor's outcomes strictly increasing: the tuples come in lexicographic order,
+        # the order of their sort keys, and are not sorted again
+        d = Dist.__new__(Dist)
+        object.__setattr__(d, "_items", tuple(out.items()))
+        object.__setattr__(d, "_weights", out)
+        object.__setattr__(d, "_hash", None)
+        return d
 
     def marginal(self, index: int) -> Dist:
         """The distribution of the ``index``-th coordinate of tuple outcomes."""

@@ -282,12 +282,27 @@ def pair_progress(pairs: Iterable[tuple[tuple, tuple]], progress: Callable[[int,
         progress(j, len(listed))
 
 
+# composed laws a relation's pairs share (oldest first out): only small ones (at most
+# _SHARED_BYTES by the convolution's estimate, of at most _SHARED_PARTS parts; k runs of one
+# mechanism share their streams instead), so that the sharing adds at most 16 MB
+_SHARED_LAWS, _SHARED_BYTES, _SHARED_PARTS = 16, 1 << 20, 64
+
+
 def _pair_case(mechs: Sequence[Mechanism], x: tuple, y: tuple, relation: Relation,
                max_values: int, budget: Budget | None = None,
                route: str | None = None, streams: dict | None = None,
-               progress: Progress | None = None) -> Case:
-    law, used = compose_law(pair_laws(mechs, x, y), max_values, budget, route,
-                            streams=streams, progress=progress)
+               progress: Progress | None = None, laws: dict | None = None) -> Case:
+    losses = tuple(pair_laws(mechs, x, y))
+    shared = laws if len(losses) <= _SHARED_PARTS else None
+    if shared is not None and losses in shared:  # another pair's losses: the same law
+        law, used = shared[losses]
+    else:
+        law, used = compose_law(losses, max_values, budget, route,
+                                streams=streams, progress=progress)
+        if shared is not None and composition_memory(losses, max_values) <= _SHARED_BYTES:
+            if len(shared) >= _SHARED_LAWS:
+                del shared[next(iter(shared))]
+            shared[losses] = law, used
     key = "inputs" if relation.inputs else "databases"
     return Case({"relation": relation.name, key: [list(x), list(y)],
                  **repetition([m.name for m in mechs]), "route": used}, law)
@@ -301,8 +316,9 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
     ``relation``, exactly: the worst pair's product loss (a k-fold composition is
     ``[M] * k``), by :func:`compose_law` (each pair's label names the route). The pairs
     share their streamed powers: the reverse of a pair reads its coefficients again, in
-    the other order, without computing them again. ``progress(done, total)`` counts the
-    pairs.
+    the other order, without computing them again, and pairs whose losses are equal (a
+    mechanism that reads a count of its input) share the composed law. ``progress(done,
+    total)`` counts the pairs.
 
     >>> from verifier.model.mechanisms import randomized_response
     >>> from verifier.notions.dp.neighbours import replace_one
@@ -319,6 +335,7 @@ def compose_mechanisms(mechs: Sequence[Mechanism], relation: Relation, epsilon: 
     budget = budget or Budget()
     mechs = [as_mechanism(m, f"mechs[{j}]") for j, m in enumerate(mechs)]
     streams: dict = {}
-    cases = (_pair_case(mechs, x, y, relation, max_values, budget, route, streams)
+    laws: dict = {}
+    cases = (_pair_case(mechs, x, y, relation, max_values, budget, route, streams, None, laws)
              for x, y in pair_progress(relation_pairs(relation, budget), progress))
     return summarize("dp", cases, eps, d)

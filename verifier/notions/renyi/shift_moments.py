@@ -105,6 +105,8 @@ class ShiftMoments:
     def ppk(self, order: int) -> mpq | None:
         """``S^PPK_order = Σ_k P[k]·S^APK_order(k)`` (``None``: ``+∞``)."""
         t = self.table
+        if self.ppk_infinite():  # decided before the finite classes' moments are formed
+            return None
         total = mpq(0)
         for k in t.classes():
             s = self.apk(k, order)
