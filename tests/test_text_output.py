@@ -96,6 +96,23 @@ def test_check_prints_delta_near_1_as_1_minus(tmp_path):
     assert "data 1 record over [0, 1]" in text  # not "1 records"
 
 
+def test_compose_prints_delta_near_1_as_1_minus_and_its_values_after_a_colon():
+    # --k 2 of the same randomized response (t = 1 − u, u = 10^-30), ε = 1/2 nats: the pair
+    # (0), (1) has losses ±2·ln(t/u) (masses t², u²) and 0 (mass 2tu), so
+    # δ = t² − e^(1/2)·u² and 1 − δ = 2u + (e^(1/2) − 1)·u² = 2.000…0648…e-30 (by hand),
+    # whose 6-digit truncation is 2e-30
+    result = runner.invoke(app, ["compose", "--mechanism",
+                                 f"randomized_response truth={10**30 - 1}/{10**30}",
+                                 "--k", "2", "--epsilon", "1/2", "--delta", "1/2"])
+    assert result.exit_code == 1, result.output
+    text = " ".join(result.output.split())
+    assert "≈ 1 − 2e-30" in text and "0.999999" not in text, text
+    # the 70-digit truth and the long exact δ fold at 80 columns, as check's lines do
+    assert [line for line in result.output.splitlines() if cell_len(line) > WIDTH] == []
+    # "tight ε at δ = 1/2 ln(…)" read as half a logarithm: the value follows a colon
+    assert "tight δ at ε = 1/2: " in text and "tight ε at δ = 1/2: ln(" in text, text
+
+
 def test_counted_takes_the_number_of_its_count():
     assert [counted(n, "record") for n in (0, 1, 2)] == ["0 records", "1 record", "2 records"]
     assert counted(1, "class of values", "classes of values") == "1 class of values"

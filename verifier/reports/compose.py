@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from verifier.core.certified import shown_decimal
+from verifier.core.delta import Delta
 from verifier.reports.renyi import renyi_lines, where_sentence
 from verifier.reports.text import short
 
@@ -65,11 +67,14 @@ def compose_lines(out: Mapping) -> list[tuple[str, str]]:
 
 def _notion(name: str, r: Mapping, approx: Mapping) -> list[tuple[str, str]]:
     claim, tight = r["claim"], r["tight"]
+    delta = tight["delta"]
     lines = [(name, _SAID[r["verdict"]]),
-             (f"  tight δ at ε = {claim['epsilon']}",
-              _value(tight["delta"], None if isinstance(approx.get("delta"), list)
-                     else approx.get("delta"))),
-             (f"  tight ε at δ = {claim['delta']}",
+             (f"  tight δ at ε = {claim['epsilon']}:",
+              # the decimal read off the exact δ, as plrv check shows it: within 10^−6 of
+              # 1 it is "1 − 5.2e-27", not a truncation "0.999999" that hides the distance
+              _value(delta, None if isinstance(delta, Mapping)
+                     else shown_decimal(Delta(str(delta))))),
+             (f"  tight ε at δ = {claim['delta']}:",
               _value(tight["epsilon"], None if isinstance(approx.get("epsilon"), list)
                      else approx.get("epsilon")))]
     side = "witness" if "witness" in r else "worst case"
