@@ -127,6 +127,17 @@ def test_prove_cites_the_paper_and_counts_one_instance():
     assert result.output.rstrip().endswith("status: proved (1 instance)")
 
 
+def test_prove_folds_a_long_statement_and_method_under_their_column():
+    # "claim lemma6: … APKDP and PPKDP" + "coincide" and "… z3: the negation is" +
+    # "unsatisfiable (…)" went on at column 0, as if they were lines of their own
+    result = runner.invoke(app, ["prove", str(EX / "rr_symbolic.toml"), "--claim", "lemma6"])
+    assert result.exit_code == 0
+    starts = ("claim lemma6: ", "for every ", "  target 2, records [0, 1]: ", "status: ")
+    lines = result.output.splitlines()
+    assert [x for x in lines if not x.startswith(starts) and not x.startswith(" " * 14)] == []
+    assert "coincide" in result.output and "unsatisfiable" in result.output
+
+
 def test_cite_names_every_seed():
     assert cite("seed 000, seed 001, seed 002, seed 003, seed 004, thesis") == (
         "Desfontaines 2020 §3.1.3, Desfontaines 2020 §3.2.2, Cohen and Nissim 2019, "
