@@ -6,6 +6,7 @@ specs), never read from plrv's own output.
 """
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,17 @@ def test_compose_prints_delta_near_1_as_1_minus_and_its_values_after_a_colon():
     assert [line for line in result.output.splitlines() if cell_len(line) > WIDTH] == []
     # "tight ε at δ = 1/2 ln(…)" read as half a logarithm: the value follows a colon
     assert "tight δ at ε = 1/2: " in text and "tight ε at δ = 1/2: ln(" in text, text
+
+
+def test_compose_text_of_100000_runs_reads_its_120000_character_delta():
+    # the decimal beside δ is read off the exact string; read through Delta(text), a reader
+    # of spec values limited to 10^5 characters, it made the text of 10^5 runs an error
+    result = runner.invoke(app, ["compose", "--mechanism", "randomized_response truth=3/4",
+                                 "--k", "100000", "--epsilon", "ln(2)"])
+    assert result.exit_code == 1, result.output
+    # the loss under P has mean (k/2)·ln 3, far above ε = ln 2: δ is within 10^-6 of 1
+    assert re.search(r"tight δ at ε = ln\(2\): <\d+-digit>/<\d+-digit>  ≈ 1 − \d",
+                     result.output), result.output
 
 
 def test_counted_takes_the_number_of_its_count():
