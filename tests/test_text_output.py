@@ -71,6 +71,19 @@ def test_audit_text_fits_80_columns_and_names_the_constructor_in_full(config):
     assert "…" not in result.output.split("case[0]")[1].splitlines()[0]
 
 
+def test_audit_shows_a_claim_the_double_states_exactly_with_equals():
+    if importlib.util.find_spec("opendp") is None:
+        pytest.skip("needs opendp")
+    # case[2]: 3 categories at prob = 1/3 (the double), OpenDP's ε = ln(prob·(k − 1)/(1 − prob))
+    # = ln 1 = 0.0, a double whose exact value is 0: "ε = 0", not "ε ≈ 0.0"
+    result = runner.invoke(app, ["audit", str(EX / "audit" / "opendp_randomized_response.toml")])
+    case = result.output.split("case[2]")[1].split("case[3]")[0]
+    assert "  claim      ε = 0, δ = 0\n" in case, case
+    assert "≈ 0.0" not in result.output
+    # a double that is not its shortest decimal stays "≈"
+    assert "  claim      ε ≈ 1.0986122886681098, δ = 0\n" in result.output
+
+
 def test_delta_near_1_shows_its_distance_to_1():
     # δ = 1 − 10^-30·e^(1/2); 1 − δ = 10^-30 · 1.6487212707… (e^(1/2), by hand)
     d = Delta.make(mpq(1), mpq(1, 10**30), parse_epsilon("1/2"))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gmpy2 import mpq
+
 from verifier.audit.runner import AuditResult
 from verifier.audit.scan import MAX_LINEAR, ScanResult
 from verifier.audit.serial import (
@@ -125,7 +127,18 @@ def _approx(v: Mapping | None) -> str:
     if v is None:
         return "-"
     text = str(v["approx"])
-    return f"= {text}" if v.get("value") == text else f"≈ {text}"
+    return f"= {v['value']}" if _same(v.get("value"), text) else f"≈ {text}"
+
+
+def _same(value: object, decimal: str) -> bool:
+    """Whether the decimal shown is the exact value itself: a double's ``0.0`` or ``0.5``
+    is ``= 0``, ``= 1/2``, not ``≈`` (``1.0986122886681098`` is not a double's exact value)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        return mpq(value) == mpq(decimal)
+    except ValueError:  # "ln(3)", "inf", an interval "[a, b]"
+        return value == decimal
 
 
 def print_audit(result: AuditResult) -> None:
