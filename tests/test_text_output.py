@@ -138,6 +138,14 @@ def test_compose_text_of_100000_runs_reads_its_120000_character_delta():
                      result.output), result.output
 
 
+def test_a_table_title_wider_than_its_table_is_one_line_above_it():
+    # the table of examples/randomized_response.toml is 57 columns; its 72-column title was
+    # folded and centred over it as "   tight values, …, certified" / "decimals beside them"
+    result = runner.invoke(app, ["check", str(EX / "randomized_response.toml")])
+    title = "tight values, exact (in full in --json), certified decimals beside them"
+    assert title in result.output.splitlines(), result.output
+
+
 def test_counted_takes_the_number_of_its_count():
     assert [counted(n, "record") for n in (0, 1, 2)] == ["0 records", "1 record", "2 records"]
     assert counted(1, "class of values", "classes of values") == "1 class of values"
