@@ -97,6 +97,18 @@ def test_a_misspelt_mechanism_kind_or_parameter_gets_did_you_mean(tmp_path, text
     assert result.output.strip().endswith(f"; did you mean `{expected}`?")
 
 
+def test_a_misspelt_relation_gets_did_you_mean(tmp_path):
+    # a relation is a value, not a key: it was refused without the name it could have meant
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[data]\nrecords = 1\nvalues = [0, 1]\n[mechanism]\n'
+                    'kind = "randomized_response"\ntruth = "3/4"\n[neighbours]\n'
+                    'relation = "add-remove"\n[query]\nepsilon = "ln(3)"\n', encoding="utf-8")
+    result = runner.invoke(app, ["check", str(spec)])
+    assert result.exit_code == 2
+    assert ": neighbours.relation: " in result.output
+    assert result.output.strip().endswith("; did you mean `add-remove-one`?"), result.output
+
+
 @pytest.mark.parametrize("text, expected", [
     ("randomised_response truth=3/4", "randomized_response"),
     ("randomized_response truht=3/4", "truth"),
