@@ -282,7 +282,7 @@ def print_prove(rep, c: Console | None = None) -> None:
     c.print(f"for every {rep.parameters or 'instance'}; ε: {rep.epsilon}")
     for p in rep.proofs:
         _line(c, f"  target {p.target}, {p.knowledge}:",
-              (p.status, _STATUS[p.status]), f" in {p.seconds:.3f} s — ",
+              Text(p.status, style=_STATUS[p.status]), f" in {p.seconds:.3f} s — ",
               p.method or p.reason, f" ({p.reason})" if p.reason and p.method else "",
               width=0)
         r = p.counterexample
