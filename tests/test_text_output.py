@@ -183,6 +183,12 @@ def test_an_audit_witness_is_short_and_readable():
         "inputs [0, 1] vs [1, 1], outputs {o0, o1, o2, o3, o4, …} (64 outputs; first 5 shown)")
     assert witness_text({"inputs": [0, 1], "outputs": "every output"}) == (
         "inputs 0 vs 1, outputs every output")
+    # an output with its loss, as the JSON lists it ([o, loss]), in plrv check's words, not
+    # as a Python list inside set braces ("outputs {[False, ln(3)]}")
+    assert witness_text({"inputs": [False, True], "outputs": [[False, "ln(3)"]]}) == (
+        "inputs False vs True, outputs {False (L = ln(3))}")
+    assert witness_text({"outputs": [[[1, 0], "ln(9)"], [[0, 1], "inf"]]}) == (
+        "outputs {[1, 0] (L = ln(9)), [0, 1] (L = inf)}")
 
 
 def test_wrapped_hangs_continuations_under_the_value():
