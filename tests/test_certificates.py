@@ -51,6 +51,10 @@ def test_failing_and_holding_partial_claims_verify(example7):
     assert w["values"] == [0, 1] and w["outputs"] == [{"bottom": True}]
     assert w["background"] == {"known_counts": [0, 3], "stands_for": 1}
     assert any("re-enumerated every database" in n for n in out.notes)
+    # one (model, knowledge, target) table; 8 APK and 2 PPK cases (docs/how-to/certificates.md)
+    assert "re-enumerated every database: 1 table matches" in out.notes
+    assert ("recomputed 8 APK cases, 2 PPK cases and Theorem 1's identity over 1 table"
+            in out.notes)
 
 
 def test_count_classes_carry_their_multiplicity(example7):
@@ -209,7 +213,7 @@ def test_large_failing_claims_keep_only_the_witness():
     _, cert = certify_check(parse_spec(raw), max_cells=10)
     out = verify_certificate(json.loads(dumps(cert)))
     assert "tables" not in cert["evidence"] and out.status[0] == 1, out.reason
-    assert any("recomputed 1 tables by enumerating every database" in n for n in out.notes)
+    assert any("recomputed 1 table by enumerating every database" in n for n in out.notes)
     with pytest.raises(BudgetExceeded, match="more than 10 cells"):
         certify_check(parse_spec(EXAMPLE7), max_cells=10)  # PPK holds: it needs its tables
 

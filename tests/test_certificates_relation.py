@@ -91,7 +91,7 @@ def test_add_remove_one_by_hand():
     out = verify_certificate(cert)
     assert out.verified, out.reason
     assert "dp: re-derived the 4 ordered pairs of add-remove-one over the databases of 1 " \
-           "records over 2 values: they equal the certificate's" in out.notes
+           "record over 2 values: they equal the certificate's" in out.notes  # not "1 records"
 
 
 def test_explicit_replace_one_and_pairs():

@@ -97,6 +97,32 @@ def test_a_misspelt_mechanism_kind_or_parameter_gets_did_you_mean(tmp_path, text
     assert result.output.strip().endswith(f"; did you mean `{expected}`?")
 
 
+def test_a_misspelt_relation_gets_did_you_mean(tmp_path):
+    # a relation is a value, not a key: it was refused without the name it could have meant
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[data]\nrecords = 1\nvalues = [0, 1]\n[mechanism]\n'
+                    'kind = "randomized_response"\ntruth = "3/4"\n[neighbours]\n'
+                    'relation = "add-remove"\n[query]\nepsilon = "ln(3)"\n', encoding="utf-8")
+    result = runner.invoke(app, ["check", str(spec)])
+    assert result.exit_code == 2
+    assert ": neighbours.relation: " in result.output
+    assert result.output.strip().endswith("; did you mean `add-remove-one`?"), result.output
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("randomised_response truth=3/4", "randomized_response"),
+    ("randomized_response truht=3/4", "truth"),
+    ("threshold_count threshold=2 recods=3", "records"),
+])
+def test_compose_mechanism_gets_did_you_mean_as_a_spec_does(text, expected):
+    # the same ending as a spec file's misspelt kind or key, not a phrasing of its own
+    result = runner.invoke(app, ["compose", "--mechanism", text, "--k", "2", "--epsilon", "0"])
+    assert result.exit_code == 2
+    message = result.output.strip()
+    assert message.count("\n") == 0 and "--mechanism" in message, message
+    assert message.endswith(f"; did you mean `{expected}`?"), message
+
+
 def test_an_audit_case_key_gets_did_you_mean(tmp_path):
     spec = tmp_path / "audit.toml"
     spec.write_text('[[case]]\nlibrary = "opendp"\nconstrutor = "make_randomized_response_bool"'

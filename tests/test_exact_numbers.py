@@ -257,7 +257,14 @@ def test_delta_reads_back_what_it_writes():
     (lambda: Delta(0.1), "delta = 0.1 is a float"),
     (lambda: Delta("ln(2)"), "delta = 'ln(2)' is not a number"),
     (lambda: Epsilon("ln(2)", base=2), "an Epsilon is given either a value or one of"),
-], ids=["log", "float eps", "float delta", "ln delta", "both"])
+    # the exponent is refused as an exponent, not as "delta = -1 is negative; ε must be ≥ 0"
+    (lambda: Delta("1 - 1*exp(-1)"), "delta = '1 - 1*exp(-1)': the exponent -1 of exp is "
+                                     "negative"),
+    # text with exp( that misses the form names the form, not only "an integer, a fraction"
+    (lambda: Delta("1 - exp(1)"), "delta = '1 - exp(1)' is not a δ; write an exact number "
+                                  "(\"1/4\", \"1e-6\") or the form str() writes, "
+                                  "\"A - C*exp(x)\""),
+], ids=["log", "float eps", "float delta", "ln delta", "both", "exp(-1)", "no C"])
 def test_parsing_refuses(make, message):
     with pytest.raises(InvalidNumber, match=f"^{re.escape(message)}"):
         make()

@@ -216,7 +216,7 @@ def test_repr_of_a_failing_dp_result_shows_verdict_tight_values_and_witness():
     assert text.startswith("NotionResult(dp FAILS at ε = ln(2), δ = 1/8: ")
     assert "tight δ(ε) = 1/4 > 1/8" in text
     assert "tight ε(δ) = ln(5/2) ≈ 0.91629;" in text
-    assert "witness: databases [0] vs [1], index 0, outputs (0,): ln(3)" in text
+    assert "witness: databases [0] vs [1] (differing in record 0), outputs (0,): ln(3)" in text
     assert "mpq(" not in text and "Delta(" not in text and "Epsilon(" not in text
 
 
@@ -362,7 +362,7 @@ def test_renyi_results_repr():
     text = repr(report)
     assert text.startswith("RenyiReport(holds=False,\n  RdpResult(rdp FAILS; ")
     assert "D_2: ln(7/3) ≈ 0.847297 > 1/2; D_3: ln(61/9)/2 ≈ 0.956824 > 3/4; " \
-           "witness: databases [0] vs [1], index 0 (α = 2); cases: 2)" in text
+           "witness: databases [0] vs [1] (differing in record 0) (α = 2); cases: 2)" in text
     # ρ* = sup_α D_α/α: mpmath gives D_α/α = 0.54930 (α = 1.0001), 0.53899 (1.1),
     # 0.42365 (2), 0.10666 (10), decreasing to the KL divergence (3/4 − 1/4)·ln 3 = ln(3)/2
     # = 0.5493061… as α → 1

@@ -127,8 +127,8 @@ def test_compose_prints_text_by_default():
 
 
 @pytest.mark.parametrize("text, needle", [
-    ("randomised_response truth=3/4", "did you mean randomized_response"),
-    ("randomized_response truht=3/4", "did you mean truth"),
+    ("randomised_response truth=3/4", "did you mean `randomized_response`?"),
+    ("randomized_response truht=3/4", "did you mean `truth`?"),
     ("randomized_response truth=5/4", "truth"),
     ("randomized_response", "needs truth=VALUE"),
     ("function function=m:f", "spec file"),

@@ -67,7 +67,7 @@ def test_a_failed_claim_shows_the_tight_delta_the_pair_and_the_outputs():
         "values=[0, 1]) under replace-one over databases of 2 records over 2 values",
         "  tight δ at ε = ln(2): 1/4 > claimed δ = 1/8",
         "  tight ε at δ = 1/8: ln(5/2) ≈ 0.91629 > claimed ε = ln(2)",
-        "  witness: databases [0, 0] vs [1, 0], index 0",
+        "  witness: databases [0, 0] vs [1, 0] (differing in record 0)",
         "  outputs with privacy loss > ε (P under the first, Q under the second):",
         "    (0, 0): loss ln(3), P = 9/16, Q = 3/16",
         "    (0, 1): loss ln(3), P = 3/16, Q = 1/16",
@@ -146,7 +146,7 @@ def test_renyi():
         assert_rdp(RR, replace_one(BITS, 1), [2], rho="1/4")  # bound ρ·α = 1/2
     lines = str(info.value).splitlines()
     assert lines[1:3] == ["  D_2: ln(7/3) ≈ 0.847297 > 1/2",
-                          "  witness: databases [0] vs [1], index 0 (α = 2)"]
+                          "  witness: databases [0] vs [1] (differing in record 0) (α = 2)"]
     # ρ* ≥ KL / 1 at α → 1: KL = (3/4 − 1/4)·ln 3 = ln(3)/2 ≈ 0.5493 > 1/4
     with pytest.raises(PrivacyAssertionError, match="does not hold"):
         assert_zcdp(RR, replace_one(BITS, 1), "1/4")
@@ -191,7 +191,7 @@ def test_the_example_project(pytester: pytest.Pytester):
         "E*PrivacyAssertionError: (dp at ε = ln(2), δ = 1/100) does not hold: fast_count()*",
         "E*tight δ at ε = ln(2): 2/3 > claimed δ = 1/100",
         "E*tight ε at δ = 1/100: inf > claimed ε = ln(2)",
-        "E*witness: databases [[]0, 1[]] vs [[]0, 0[]], index 1",
+        "E*witness: databases [[]0, 1[]] vs [[]0, 0[]] (differing in record 1)",
         "E*1: loss +inf, P = 1/3, Q = 0",
         "E*2: loss +inf, P = 1/6, Q = 0",
         "E*3: loss +inf, P = 1/6, Q = 0",

@@ -94,8 +94,15 @@ def test_irrational_epsilon_needs_every_epsilon():
     ("apk <= 1 or ppk", "a number where a statement is expected"),
     ("apk implies ppk <= 1", "a number where a statement is expected"),
     ("apk <= 1 iff dp", "a number where a statement is expected"),
+    # a misspelt named claim was read as an expression: "unexpected 'lemma55' (the claim
+    # reads apk, ppk, noiseless, dp)", naming no named claim
+    ("lemma55", "--claim 'lemma55' is neither a named claim (lemma4, lemma5, lemma6, "
+                "theorem2, apk-le-ppk) nor an expression"),
+    ("lemma55", "; did you mean `lemma5`?"),
+    ("apk-le-pk", "; did you mean `apk-le-ppk`?"),
 ], ids=["number", "dangling", "unknown-name", "division", "not-number", "character", "empty",
-        "and-number", "or-number", "implies-number", "iff-number"])
+        "and-number", "or-number", "implies-number", "iff-number", "misspelt-name",
+        "misspelt-did-you-mean", "misspelt-hyphenated"])
 def test_claim_parser_rejects(text, message):
     with pytest.raises(InvalidArgument, match=None) as info:
         parse_claim(text)

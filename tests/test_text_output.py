@@ -6,6 +6,7 @@ specs), never read from plrv's own output.
 """
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,19 @@ def test_audit_text_fits_80_columns_and_names_the_constructor_in_full(config):
     assert "…" not in result.output.split("case[0]")[1].splitlines()[0]
 
 
+def test_audit_shows_a_claim_the_double_states_exactly_with_equals():
+    if importlib.util.find_spec("opendp") is None:
+        pytest.skip("needs opendp")
+    # case[2]: 3 categories at prob = 1/3 (the double), OpenDP's ε = ln(prob·(k − 1)/(1 − prob))
+    # = ln 1 = 0.0, a double whose exact value is 0: "ε = 0", not "ε ≈ 0.0"
+    result = runner.invoke(app, ["audit", str(EX / "audit" / "opendp_randomized_response.toml")])
+    case = result.output.split("case[2]")[1].split("case[3]")[0]
+    assert "  claim      ε = 0, δ = 0\n" in case, case
+    assert "≈ 0.0" not in result.output
+    # a double that is not its shortest decimal stays "≈"
+    assert "  claim      ε ≈ 1.0986122886681098, δ = 0\n" in result.output
+
+
 def test_delta_near_1_shows_its_distance_to_1():
     # δ = 1 − 10^-30·e^(1/2); 1 − δ = 10^-30 · 1.6487212707… (e^(1/2), by hand)
     d = Delta.make(mpq(1), mpq(1, 10**30), parse_epsilon("1/2"))
@@ -96,6 +110,42 @@ def test_check_prints_delta_near_1_as_1_minus(tmp_path):
     assert "data 1 record over [0, 1]" in text  # not "1 records"
 
 
+def test_compose_prints_delta_near_1_as_1_minus_and_its_values_after_a_colon():
+    # --k 2 of the same randomized response (t = 1 − u, u = 10^-30), ε = 1/2 nats: the pair
+    # (0), (1) has losses ±2·ln(t/u) (masses t², u²) and 0 (mass 2tu), so
+    # δ = t² − e^(1/2)·u² and 1 − δ = 2u + (e^(1/2) − 1)·u² = 2.000…0648…e-30 (by hand),
+    # whose 6-digit truncation is 2e-30
+    result = runner.invoke(app, ["compose", "--mechanism",
+                                 f"randomized_response truth={10**30 - 1}/{10**30}",
+                                 "--k", "2", "--epsilon", "1/2", "--delta", "1/2"])
+    assert result.exit_code == 1, result.output
+    text = " ".join(result.output.split())
+    assert "≈ 1 − 2e-30" in text and "0.999999" not in text, text
+    # the 70-digit truth and the long exact δ fold at 80 columns, as check's lines do
+    assert [line for line in result.output.splitlines() if cell_len(line) > WIDTH] == []
+    # "tight ε at δ = 1/2 ln(…)" read as half a logarithm: the value follows a colon
+    assert "tight δ at ε = 1/2: " in text and "tight ε at δ = 1/2: ln(" in text, text
+
+
+def test_compose_text_of_100000_runs_reads_its_120000_character_delta():
+    # the decimal beside δ is read off the exact string; read through Delta(text), a reader
+    # of spec values limited to 10^5 characters, it made the text of 10^5 runs an error
+    result = runner.invoke(app, ["compose", "--mechanism", "randomized_response truth=3/4",
+                                 "--k", "100000", "--epsilon", "ln(2)"])
+    assert result.exit_code == 1, result.output
+    # the loss under P has mean (k/2)·ln 3, far above ε = ln 2: δ is within 10^-6 of 1
+    assert re.search(r"tight δ at ε = ln\(2\): <\d+-digit>/<\d+-digit>  ≈ 1 − \d",
+                     result.output), result.output
+
+
+def test_a_table_title_wider_than_its_table_is_one_line_above_it():
+    # the table of examples/randomized_response.toml is 57 columns; its 72-column title was
+    # folded and centred over it as "   tight values, …, certified" / "decimals beside them"
+    result = runner.invoke(app, ["check", str(EX / "randomized_response.toml")])
+    title = "tight values, exact (in full in --json), certified decimals beside them"
+    assert title in result.output.splitlines(), result.output
+
+
 def test_counted_takes_the_number_of_its_count():
     assert [counted(n, "record") for n in (0, 1, 2)] == ["0 records", "1 record", "2 records"]
     assert counted(1, "class of values", "classes of values") == "1 class of values"
@@ -110,6 +160,17 @@ def test_prove_cites_the_paper_and_counts_one_instance():
     assert result.output.rstrip().endswith("status: proved (1 instance)")
 
 
+def test_prove_folds_a_long_statement_and_method_under_their_column():
+    # "claim lemma6: … APKDP and PPKDP" + "coincide" and "… z3: the negation is" +
+    # "unsatisfiable (…)" went on at column 0, as if they were lines of their own
+    result = runner.invoke(app, ["prove", str(EX / "rr_symbolic.toml"), "--claim", "lemma6"])
+    assert result.exit_code == 0
+    starts = ("claim lemma6: ", "for every ", "  target 2, records [0, 1]: ", "status: ")
+    lines = result.output.splitlines()
+    assert [x for x in lines if not x.startswith(starts) and not x.startswith(" " * 14)] == []
+    assert "coincide" in result.output and "unsatisfiable" in result.output
+
+
 def test_cite_names_every_seed():
     assert cite("seed 000, seed 001, seed 002, seed 003, seed 004, thesis") == (
         "Desfontaines 2020 §3.1.3, Desfontaines 2020 §3.2.2, Cohen and Nissim 2019, "
@@ -122,6 +183,12 @@ def test_an_audit_witness_is_short_and_readable():
         "inputs [0, 1] vs [1, 1], outputs {o0, o1, o2, o3, o4, …} (64 outputs; first 5 shown)")
     assert witness_text({"inputs": [0, 1], "outputs": "every output"}) == (
         "inputs 0 vs 1, outputs every output")
+    # an output with its loss, as the JSON lists it ([o, loss]), in plrv check's words, not
+    # as a Python list inside set braces ("outputs {[False, ln(3)]}")
+    assert witness_text({"inputs": [False, True], "outputs": [[False, "ln(3)"]]}) == (
+        "inputs False vs True, outputs {False (L = ln(3))}")
+    assert witness_text({"outputs": [[[1, 0], "ln(9)"], [[0, 1], "inf"]]}) == (
+        "outputs {[1, 0] (L = ln(9)), [0, 1] (L = inf)}")
 
 
 def test_wrapped_hangs_continuations_under_the_value():

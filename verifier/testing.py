@@ -93,7 +93,7 @@ def _outputs_lines(witness: Mapping[str, object], probabilities: dict | None,
 def _notion_message(result: Any, what: str, mech: Any, expected_to_hold: bool) -> str:
     """The failure of a claim on a :class:`~verifier.notions.result.NotionResult`."""
     from verifier.core.numbers import format_rational
-    from verifier.notions.result import with_approx, witness_items
+    from verifier.notions.result import with_approx, witness_text
     held = "holds, expected not to" if expected_to_hold is False else "does not hold"
     claimed_d = format_rational(result.query_delta)
     sign = "≤" if result.holds else ">"
@@ -103,8 +103,8 @@ def _notion_message(result: Any, what: str, mech: Any, expected_to_hold: bool) -
              f"  tight ε at δ = {claimed_d}: {with_approx(result.epsilon)} {sign} claimed ε = "
              f"{result.query_epsilon}"]
     name = "worst case" if result.holds else "witness"
-    items = [(k, t) for k, t in witness_items(result.witness) if k != "outputs"]
-    lines.append(f"  {name}: " + ", ".join(f"{k} {t}" for k, t in items))
+    lines.append(f"  {name}: " + witness_text({k: v for k, v in result.witness.items()
+                                                if k not in ("outputs", "outputs_truncated")}))
     probabilities = _probabilities(mech, result.witness) if result.notion == "dp" else None
     title = ("outputs at the tight ε" if result.holds else "outputs with privacy loss > ε") + \
         (" (P under the first, Q under the second)" if probabilities is not None else "")

@@ -65,6 +65,7 @@ def compose(spec: Annotated[Path | None, typer.Argument(
         print_json(result)
     else:
         from verifier.reports.compose import compose_lines
+        from verifier.reports.text import wrapped
         for label, text in compose_lines(result):
-            typer.echo(f"{label:<10} {text}")
+            typer.echo(wrapped(f"{label:<10} {text}"))
     return verdict(holds)

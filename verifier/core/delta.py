@@ -321,6 +321,15 @@ def _parse(value: object) -> Delta:
         if m:
             a, sign, c, x = m.groups()
             cc = rational(c, "delta")
+            if rational(x, "delta") < 0:
+                raise InvalidNumber(f"delta = {value!r}: the exponent {x} of exp is negative; "
+                                    f"a δ A − C·e^ε is read at an ε ≥ 0", argument="delta",
+                                    value=value)
             return Delta.make(rational(a, "delta"), cc if sign == "-" else -cc,
                               Epsilon.of_nats(x, "delta"))
+        if "exp" in value:
+            raise InvalidNumber(f"delta = {value!r} is not a δ; write an exact number (\"1/4\", "
+                                f"\"1e-6\") or the form str() writes, \"A - C*exp(x)\" with "
+                                f"exact A, C and x ≥ 0 (\"3/4 - 1/4*exp(1/2)\")",
+                                argument="delta", value=value)
     return Delta.make(rational(value, "delta"), mpq(0), Epsilon.ZERO)

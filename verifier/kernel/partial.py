@@ -153,7 +153,7 @@ def _tables(cert: dict, labels: list, notes: list, limit: int) -> list[dict]:
         if why is not None:  # an honest omission (every claim fails) beyond the kernel's reach
             raise Undecided(f"evidence.tables: omitted, and the kernel cannot recompute the "
                             f"conditional laws ({why})")
-        notes.append(f"recomputed {len(labels)} tables by enumerating every database")
+        notes.append(f"recomputed {_count(len(labels), 'table')} by enumerating every database")
         return [_own_rows(spec, label) for label in labels]
     index = [(t["model"], t["knowledge"], t["target"]) for t in given]
     for label in labels:
@@ -176,9 +176,14 @@ def _tables(cert: dict, labels: list, notes: list, limit: int) -> list[dict]:
         notes.append(f"re-enumerated every database: {len(tables)} "
                      f"{'table matches' if len(tables) == 1 else 'tables match'}")
     else:
-        notes.append(Recorded(f"the conditional laws of {len(tables)} tables were taken from "
-                              f"the certificate, not recomputed ({why})"))
+        notes.append(Recorded(f"the conditional laws of {_count(len(tables), 'table')} were "
+                              f"taken from the certificate, not recomputed ({why})"))
     return tables
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 table``, ``2 tables``: a note's count with its noun in the right number."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _cases(tables: list, labels: list, pairs: list, eps: Eps, noiseless: bool) -> dict:
@@ -274,8 +279,9 @@ def check_partial(cert: dict, eps: Eps, notes: list, limit: int) -> tuple[dict, 
                                f"certificate, {show(own[at]) if at in own else 'no such case'} "
                                f"recomputed")
     worst = {notion: eps.worst(own.values()) for notion, own in computed.items()}
-    notes.append(f"recomputed {len(computed['apkdp'])} APK cases, {len(computed['ppkdp'])} "
-                 f"PPK cases and Theorem 1's identity over {len(labels)} tables")
+    notes.append(f"recomputed {_count(len(computed['apkdp']), 'APK case')}, "
+                 f"{_count(len(computed['ppkdp']), 'PPK case')} and Theorem 1's identity over "
+                 f"{_count(len(labels), 'table')}")
     return worst, tables
 
 

@@ -102,7 +102,8 @@ def derive_pairs(spec: dict, limit: int) -> tuple[set | None, str]:
                 else:
                     small = d[:i] + d[i + 1:]
                     out.update({(k(d), k(small)), (k(small), k(d))})
-        return out, f"{name} over the databases of {n} records over {len(values)} values"
+        return out, (f"{name} over the databases of {n} record{'' if n == 1 else 's'} over "
+                     f"{len(values)} value{'' if len(values) == 1 else 's'}")
     if name in ("linf", "l1"):
         xs, dist = _inputs(nb), _distance(nb)
         if len(xs) ** 2 > MAX_PAIR_TESTS:

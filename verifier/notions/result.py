@@ -85,8 +85,8 @@ class NotionResult:
         >>> check_dp(randomized_response("3/4", [0, 1]), replace_one([0, 1], 1), "ln(2)", "1/8")
         ... # doctest: +NORMALIZE_WHITESPACE
         NotionResult(dp FAILS at ε = ln(2), δ = 1/8: tight δ(ε) = 1/4 > 1/8,
-            tight ε(δ) = ln(5/2) ≈ 0.91629; witness: databases [0] vs [1], index 0,
-            outputs (0,): ln(3); 2 cases)
+            tight ε(δ) = ln(5/2) ≈ 0.91629; witness: databases [0] vs [1] (differing in
+            record 0), outputs (0,): ln(3); 2 cases)
         """
         tight_d, tight_e = with_approx(self.delta), with_approx(self.epsilon)
         relation = "≤" if self.holds else ">"
@@ -282,8 +282,15 @@ def witness_items(witness: Mapping[str, object]) -> list[tuple[str, str]]:
 
 
 def witness_text(witness: Mapping[str, object]) -> str:
-    """A witness in one line: ``databases [0] vs [1], index 0, outputs 0: ln(3)``."""
-    return ", ".join(f"{key} {text}" for key, text in witness_items(witness)) or "none"
+    """A witness in one line: ``databases [0] vs [1] (differing in record 0), outputs 0:
+    ln(3)``; the record that differs in the words ``plrv check`` prints."""
+    parts: list[str] = []
+    for key, text in witness_items(witness):
+        if key == "index" and parts and parts[-1].startswith("databases "):
+            parts[-1] += f" (differing in record {text})"
+        else:
+            parts.append(f"{key} {text}")
+    return ", ".join(parts) or "none"
 
 
 def results_repr(kind: str, results: Mapping[str, NotionResult]) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gmpy2 import mpq
+
 from verifier.audit.runner import AuditResult
 from verifier.audit.scan import MAX_LINEAR, ScanResult
 from verifier.audit.serial import (
@@ -85,6 +87,14 @@ def _args(args: Mapping) -> str:
 _SHOWN_OUTPUTS = 5  # outputs of a witness named in the text (all are in --json)
 
 
+def _output(o: object) -> str:
+    """One output of a witness: ``[o, loss]`` as ``o (L = loss)``, the words of ``plrv
+    check``, else the value as it is."""
+    if isinstance(o, (list, tuple)) and len(o) == 2 and isinstance(o[1], str):
+        return f"{_shown(o[0])} (L = {o[1]})"
+    return _shown(o)
+
+
 def _shown(v: object) -> str:
     """A witness value as text: lists in brackets, strings as they are."""
     if isinstance(v, (list, tuple)):
@@ -106,7 +116,7 @@ def witness_text(witness: Mapping) -> str:
         if key == "inputs" and isinstance(v, (list, tuple)) and len(v) == 2:
             parts.append(f"inputs {_shown(v[0])} vs {_shown(v[1])}")
         elif key == "outputs" and isinstance(v, (list, tuple)):
-            head = ", ".join(_shown(o) for o in v[:_SHOWN_OUTPUTS])
+            head = ", ".join(_output(o) for o in v[:_SHOWN_OUTPUTS])
             more = len(v) > _SHOWN_OUTPUTS
             parts.append(f"outputs {{{head}{', …' if more else ''}}}" + (
                 f" ({counted(len(v), 'output')}; first {_SHOWN_OUTPUTS} shown)" if more
@@ -125,7 +135,18 @@ def _approx(v: Mapping | None) -> str:
     if v is None:
         return "-"
     text = str(v["approx"])
-    return f"= {text}" if v.get("value") == text else f"≈ {text}"
+    return f"= {v['value']}" if _same(v.get("value"), text) else f"≈ {text}"
+
+
+def _same(value: object, decimal: str) -> bool:
+    """Whether the decimal shown is the exact value itself: a double's ``0.0`` or ``0.5``
+    is ``= 0``, ``= 1/2``, not ``≈`` (``1.0986122886681098`` is not a double's exact value)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        return mpq(value) == mpq(decimal)
+    except ValueError:  # "ln(3)", "inf", an interval "[a, b]"
+        return value == decimal
 
 
 def print_audit(result: AuditResult) -> None:

@@ -35,7 +35,7 @@ def line(c: Console, label: str, *parts: str | Text, width: int = 10) -> None:
 def table(title: str, columns: Iterable[str], keep_first: bool = False) -> Table:
     """A table whose values wrap in their cells, never cut (``keep_first``: the first
     column, a short label such as a notion's name, on one line)."""
-    out = Table(title=Text(title))
+    out = Table(title=Text(title) if title else None)
     for j, col in enumerate(columns):
         out.add_column(Text(col), overflow="fold", no_wrap=keep_first and j == 0)
     return out
@@ -59,6 +59,9 @@ def rows(c: Console, title: str, columns: Sequence[str],
             grow = min(spare, max(0, cell_len(col) - widths[j]))
             widths[j] += grow
             spare -= grow
+        if cell_len(title) > sum(widths) + 3 * len(columns) + 1:  # wider than the table:
+            c.print(title)  # on a line of its own, not folded and centred over it
+            title = ""
         out = table(title, columns, keep_first=True)
         for column, width in zip(out.columns, widths, strict=True):
             column.width = width  # a header wraps between its words, a value never

@@ -277,13 +277,14 @@ def print_prove(rep, c: Console | None = None) -> None:
     """``plrv prove``: the verdict per instance with its time, and each confirmed
     counterexample with the exact engine's δs."""
     c = c or console()
-    c.print(f"claim {rep.claim.text}: {cite(rep.claim.statement)}")
+    # a long statement or method folds under its own column, not back at column 0
+    _line(c, f"claim {rep.claim.text}:", cite(rep.claim.statement), width=0)
     c.print(f"for every {rep.parameters or 'instance'}; ε: {rep.epsilon}")
     for p in rep.proofs:
-        c.print(Text.assemble(f"  target {p.target}, {p.knowledge}: ",
-                              (p.status, _STATUS[p.status]), f" in {p.seconds:.3f} s — ",
-                              p.method or p.reason, f" ({p.reason})" if p.reason and p.method
-                              else ""))
+        _line(c, f"  target {p.target}, {p.knowledge}:",
+              Text(p.status, style=_STATUS[p.status]), f" in {p.seconds:.3f} s — ",
+              p.method or p.reason, f" ({p.reason})" if p.reason and p.method else "",
+              width=0)
         r = p.counterexample
         if r is not None:
             where = ", ".join(f"{k} = {format_rational(v)}" for k, v in r.point.items())

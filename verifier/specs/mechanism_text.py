@@ -21,11 +21,10 @@ error naming it, with the names it could have meant.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 
-from verifier.core.errors import InvalidArgument, SpecError, VerifierError
+from verifier.core.errors import InvalidArgument, SpecError, VerifierError, did_you_mean
 from verifier.model.mechanisms import MECHANISM_KINDS
 from verifier.specs.compose import ComposeSpec, parse_compose
 
@@ -43,11 +42,6 @@ def _fail(text: str, why: str, value: object = None) -> InvalidArgument:
                            value=text if value is None else value)
 
 
-def _meant(name: str, known: tuple[str, ...] | list[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=1)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
 def _item(word: str) -> int | str:
     return int(word) if _INTEGER.fullmatch(word) else word
 
@@ -60,8 +54,9 @@ def mechanism_raw(text: str, query: Mapping[str, str]) -> dict:
     kind, *pairs = words
     if kind not in BUILT_IN:
         why = ("runs user code, which a spec file names" if kind in MECHANISM_KINDS
-               else "is not a built-in mechanism" + _meant(kind, BUILT_IN))
-        raise _fail(text, f"{kind} {why}; built-in: {', '.join(BUILT_IN)}", kind)
+               else "is not a built-in mechanism")
+        raise _fail(text, f"{kind} {why}; built-in: {', '.join(BUILT_IN)}"
+                          f"{did_you_mean(kind, BUILT_IN)}", kind)
     required, optional = MECHANISM_KINDS[kind][:2]
     keys = sorted(required | optional)
     data: dict[str, object] = {"records": 1, "values": [0, 1]}
@@ -72,8 +67,9 @@ def mechanism_raw(text: str, query: Mapping[str, str]) -> dict:
         if not eq or not key or not value:
             raise _fail(text, f"{pair!r} is not KEY=VALUE", pair)
         if key not in keys and key not in DATA_KEYS:
-            raise _fail(text, f"{kind} takes no key {key}{_meant(key, [*keys, *DATA_KEYS])}; "
-                              f"its keys: {', '.join([*keys, *DATA_KEYS])}", key)
+            raise _fail(text, f"{kind} takes no key {key}; its keys: "
+                              f"{', '.join([*keys, *DATA_KEYS])}"
+                              f"{did_you_mean(key, [*keys, *DATA_KEYS])}", key)
         if key in seen:
             raise _fail(text, f"{key} is given twice", key)
         seen.add(key)

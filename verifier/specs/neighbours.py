@@ -20,6 +20,7 @@ from dataclasses import replace
 from itertools import product
 
 from verifier.core.budget import Budget
+from verifier.core.errors import did_you_mean
 from verifier.model.sandbox import Sandbox
 from verifier.model.user_code import load_from
 from verifier.notions.dp.neighbours import (
@@ -88,7 +89,7 @@ def read_relation(table: Table, values: tuple, records: int, inputs: tuple[tuple
     if name not in RELATIONS and ":" not in name:
         raise table.fail("relation", f"relation = {name!r} is not one of "
                                      f"{', '.join(RELATIONS)} or a predicate "
-                                     f'"module:function"', name)
+                                     f'"module:function"{did_you_mean(name, RELATIONS)}', name)
     extra = [k for k in table.given("distance", "pairs")
              if not (k == "distance" and name in ("linf", "l1"))
              and not (k == "pairs" and name == "pairs")]

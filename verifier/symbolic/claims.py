@@ -25,7 +25,7 @@ from typing import Any
 
 from gmpy2 import mpq
 
-from verifier.core.errors import InvalidArgument
+from verifier.core.errors import InvalidArgument, did_you_mean
 
 __all__ = ["Claim", "parse_claim", "NAMED", "DELTAS", "evaluate", "build", "MAX_CLAIM_LENGTH",
            "MAX_CLAIM_DEPTH"]
@@ -35,6 +35,7 @@ MAX_CLAIM_DEPTH = 40  # nested parentheses, "not" and signs
 
 DELTAS = ("apk", "ppk", "noiseless", "dp")
 _WORDS = {"and", "or", "not", "implies", "iff"}
+_ONE_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _TOKEN = re.compile(r"\s*(?:(?P<number>\d+(?:\.\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
                     r"|(?P<op>==|!=|<=|>=|[-+*/()<>]))")
 
@@ -72,6 +73,11 @@ def parse_claim(text: str) -> Claim:
             return Claim(text, ("lemma4",), frozenset({"apk", "ppk"}), text, statement)
         inner = parse_claim(formula)
         return Claim(text, inner.tree, inner.uses, text, statement)
+    if _ONE_WORD.fullmatch(text.strip()) and text.strip() not in DELTAS:  # a misspelt name
+        raise InvalidArgument(f"--claim {text!r} is neither a named claim ({', '.join(NAMED)}) "
+                              f"nor an expression over {', '.join(DELTAS)} such as "
+                              f"\"ppk <= apk\"{did_you_mean(text.strip(), NAMED)}",
+                              argument="--claim", value=text)
     if len(text) > MAX_CLAIM_LENGTH:
         raise InvalidArgument(f"--claim: the claim has {len(text)} characters, more than "
                               f"{MAX_CLAIM_LENGTH}; state it more briefly", argument="--claim")
