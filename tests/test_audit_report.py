@@ -142,7 +142,7 @@ def test_binary_script_counts_the_draws_its_report_says_it_counts(tmp_path) -> N
     assert r.exit_code == 1, r.output
     (md,) = out.iterdir()
     assert "counts the library's own draws" in md.read_text()
-    script = _script(md).replace("N = 100000", "N = 2000")
+    script = _script(md).replace("N = 20000", "N = 2000")
     assert "verifier" not in script
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=300, check=True)
