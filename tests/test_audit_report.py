@@ -3,8 +3,8 @@ that uses only the library.
 
 The Gaussian threshold finding is checked against its hand derivation (see
 ``tests/test_audit_opendp_gauss_threshold.py``): the script's own draws at {a: 1} release the
-key with frequency ≈ 0.0586 (at 20000 draws, 1171 ± 33), far above the claimed δ ≈ 0.02275
-(455), and never at {}.
+key with frequency ≈ 0.0586 (at 5000 draws, 293 ± 17), far above the claimed δ ≈ 0.02275
+(114), and never at {}.
 """
 
 from __future__ import annotations
@@ -50,15 +50,15 @@ def test_reproduction_script_runs_with_the_library_alone(tmp_path) -> None:
     _, out = _report(tmp_path, EXAMPLE)
     text = next(out.iterdir()).read_text()
     script = re.search(r"```python\n(.*?)```", text, re.S).group(1)
-    assert "N = 20000" in script  # enough draws: 1171 ± 33 released against 455 claimed
+    assert "N = 5000" in script  # enough draws: 293 ± 17 released against 114 claimed
     assert "verifier" not in script
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=300, check=True)
     lines = done.stdout.splitlines()
     assert lines[0] == "claim: (0.5, 0.022750137373805046)"
     released = dict(eval(lines[1].split(" ", 2)[2]))[True]  # "{'a': 1} [(False, n), (True, m)]"
-    assert released > 800  # claimed δ: 455 ± 21
-    assert lines[2] == "{} [(False, 20000)]"
+    assert released > 200  # claimed δ: 114 ± 11
+    assert lines[2] == "{} [(False, 5000)]"
 
 
 def test_the_config_in_a_report_reproduces_the_finding(tmp_path) -> None:
@@ -114,7 +114,7 @@ def test_bounded_geometric_script_runs_with_the_library_alone(tmp_path) -> None:
     r, out = _report(tmp_path, path)
     assert r.exit_code == 1, r.output
     (md,) = out.iterdir()
-    script = _script(md).replace("N = 20000", "N = 2000")
+    script = _script(md).replace("N = 5000", "N = 2000")
     assert "bounds=(0, 3)" in script and "verifier" not in script
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=300, check=True)
@@ -142,7 +142,7 @@ def test_binary_script_counts_the_draws_its_report_says_it_counts(tmp_path) -> N
     assert r.exit_code == 1, r.output
     (md,) = out.iterdir()
     assert "counts the library's own draws" in md.read_text()
-    script = _script(md).replace("N = 20000", "N = 2000")
+    script = _script(md).replace("N = 5000", "N = 2000")
     assert "verifier" not in script
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=300, check=True)

@@ -78,7 +78,7 @@ _OPENDP_THRESHOLD = {
 }
 
 
-def reproduction(row: AuditRow, draws: int = 20_000) -> str | None:
+def reproduction(row: AuditRow, draws: int = 5_000) -> str | None:
     """A script that uses only the library to build the case's object and, at the witness,
     count the library's own draws (None when plrv writes none for this constructor)."""
     c = row.case
