@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("junit", type=Path)
     parser.add_argument("--quick", type=Path, help="pytest --collect-only -q output")
     parser.add_argument("--load", type=float, default=1.0)
-    parser.add_argument("--threshold", type=float, default=0.25, help="idle seconds")
+    parser.add_argument("--threshold", type=float, default=0.2, help="idle seconds")
     args = parser.parse_args()
     quick = None
     if args.quick is not None:
