@@ -26,7 +26,7 @@ _FORM_RE = re.compile(rf"^({_NUMBER})\s*([+-])\s*({_NUMBER})\s*\*\s*exp\(\s*({_N
 
 
 @dataclass(frozen=True, slots=True, init=False, eq=False, repr=False)
-class Delta:
+class Delta(reals.Operators):
     """An exact δ of the form ``A − C·e^ε`` (REFERENCE.md §1).
 
     When ``e^ε`` is rational the form collapses at construction to the rational ``A`` with
@@ -138,22 +138,6 @@ class Delta:
         # a rational δ hashes like the rational it equals, as it compares equal to it
         return hash(self.a) if self.c == 0 else hash((self.a, self.c, self.epsilon))
 
-    def __lt__(self, other: object) -> bool:
-        order = self._order(other)
-        return NotImplemented if order is None else order < 0
-
-    def __le__(self, other: object) -> bool:
-        order = self._order(other)
-        return NotImplemented if order is None else order <= 0
-
-    def __gt__(self, other: object) -> bool:
-        order = self._order(other)
-        return NotImplemented if order is None else order > 0
-
-    def __ge__(self, other: object) -> bool:
-        order = self._order(other)
-        return NotImplemented if order is None else order >= 0
-
     def _arithmetic(self, op: Callable[[reals.Form, reals.Form], reals.Form], other: object,
                     reflected: bool = False) -> object:
         form = reals.operand(other, arithmetic=True, against=self)
@@ -161,30 +145,6 @@ class Delta:
             return NotImplemented
         mine = self._exact_form()
         return _value(op(form, mine) if reflected else op(mine, form))
-
-    def __add__(self, other: object) -> object:
-        return self._arithmetic(reals.add, other)
-
-    def __radd__(self, other: object) -> object:
-        return self._arithmetic(reals.add, other, True)
-
-    def __sub__(self, other: object) -> object:
-        return self._arithmetic(reals.subtract, other)
-
-    def __rsub__(self, other: object) -> object:
-        return self._arithmetic(reals.subtract, other, True)
-
-    def __mul__(self, other: object) -> object:
-        return self._arithmetic(reals.multiply, other)
-
-    def __rmul__(self, other: object) -> object:
-        return self._arithmetic(reals.multiply, other, True)
-
-    def __truediv__(self, other: object) -> object:
-        return self._arithmetic(reals.divide, other)
-
-    def __rtruediv__(self, other: object) -> object:
-        return self._arithmetic(reals.divide, other, True)
 
     def __neg__(self) -> object:
         return _value(reals.negate(self._exact_form()))

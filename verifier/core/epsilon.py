@@ -41,7 +41,7 @@ __all__ = ["Epsilon", "parse_epsilon", "nearest_float"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Epsilon:
+class Epsilon(reals.Operators):
     """A privacy parameter ε ≥ 0, exact.
 
     Exactly one description holds: ``base`` is the rational ``E = e^ε`` (ε = ln(base)),
@@ -224,22 +224,6 @@ class Epsilon:
             return hash(self.nats)
         return hash(0) if self.base == 1 else hash(("ln", self.base))
 
-    def __lt__(self, other: object) -> bool:
-        order = self._order(other)
-        return NotImplemented if order is None else order < 0
-
-    def __le__(self, other: object) -> bool:
-        order = self._order(other)
-        return NotImplemented if order is None else order <= 0
-
-    def __gt__(self, other: object) -> bool:
-        order = self._order(other)
-        return NotImplemented if order is None else order > 0
-
-    def __ge__(self, other: object) -> bool:
-        order = self._order(other)
-        return NotImplemented if order is None else order >= 0
-
     def _arithmetic(self, op: Callable[[reals.Form, reals.Form], reals.Form], other: object,
                     reflected: bool = False) -> object:
         if hasattr(other, "_exact_form") and not isinstance(other, Epsilon):
@@ -249,30 +233,6 @@ class Epsilon:
             return NotImplemented
         mine = self._exact_form()
         return _value(op(form, mine) if reflected else op(mine, form))
-
-    def __add__(self, other: object) -> object:
-        return self._arithmetic(reals.add, other)
-
-    def __radd__(self, other: object) -> object:
-        return self._arithmetic(reals.add, other, True)
-
-    def __sub__(self, other: object) -> object:
-        return self._arithmetic(reals.subtract, other)
-
-    def __rsub__(self, other: object) -> object:
-        return self._arithmetic(reals.subtract, other, True)
-
-    def __mul__(self, other: object) -> object:
-        return self._arithmetic(reals.multiply, other)
-
-    def __rmul__(self, other: object) -> object:
-        return self._arithmetic(reals.multiply, other, True)
-
-    def __truediv__(self, other: object) -> object:
-        return self._arithmetic(reals.divide, other)
-
-    def __rtruediv__(self, other: object) -> object:
-        return self._arithmetic(reals.divide, other, True)
 
     def __neg__(self) -> object:
         return _value(reals.negate(self._exact_form()))

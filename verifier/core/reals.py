@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -43,8 +44,8 @@ from verifier.core.expsum import ExpSum
 from verifier.core.numbers import Rational, format_rational
 from verifier.core.numbers import sign as _sign
 
-__all__ = ["Form", "COMPARE_PRECISION", "operand", "compare", "add", "subtract", "multiply",
-           "divide", "negate", "show"]
+__all__ = ["Form", "COMPARE_PRECISION", "Operators", "operand", "compare", "add", "subtract",
+           "multiply", "divide", "negate", "show"]
 
 COMPARE_PRECISION = 1 << 14  # bits: where ln b against A − C·e^x gives up (undecidable)
 _MAX_POWER_BITS = 1 << 20  # x·ln(b) = ln(b^x) is built only while b^x has at most this size
@@ -282,3 +283,59 @@ def _rational_power(b: mpq, e: mpq) -> mpq | None:
             return None
         roots.append(root)
     return mpq(roots[0], roots[1]) ** m
+
+
+class Operators:
+    """The order and the arithmetic of ε and δ as numbers, one definition for both: a class
+    mixing this in gives ``_order(other)`` (the sign of ``self − other``, None when ``other``
+    is not a number) and ``_arithmetic(op, other, reflected)`` (an operation of this module on
+    the exact forms, or NotImplemented)."""
+
+    __slots__ = ()
+
+    def _order(self, other: object) -> int | None:
+        raise NotImplementedError
+
+    def _arithmetic(self, op: Callable[[Form, Form], Form], other: object,
+                    reflected: bool = False) -> object:
+        raise NotImplementedError
+
+    def __lt__(self, other: object) -> bool:
+        order = self._order(other)
+        return NotImplemented if order is None else order < 0
+
+    def __le__(self, other: object) -> bool:
+        order = self._order(other)
+        return NotImplemented if order is None else order <= 0
+
+    def __gt__(self, other: object) -> bool:
+        order = self._order(other)
+        return NotImplemented if order is None else order > 0
+
+    def __ge__(self, other: object) -> bool:
+        order = self._order(other)
+        return NotImplemented if order is None else order >= 0
+
+    def __add__(self, other: object) -> object:
+        return self._arithmetic(add, other)
+
+    def __radd__(self, other: object) -> object:
+        return self._arithmetic(add, other, True)
+
+    def __sub__(self, other: object) -> object:
+        return self._arithmetic(subtract, other)
+
+    def __rsub__(self, other: object) -> object:
+        return self._arithmetic(subtract, other, True)
+
+    def __mul__(self, other: object) -> object:
+        return self._arithmetic(multiply, other)
+
+    def __rmul__(self, other: object) -> object:
+        return self._arithmetic(multiply, other, True)
+
+    def __truediv__(self, other: object) -> object:
+        return self._arithmetic(divide, other)
+
+    def __rtruediv__(self, other: object) -> object:
+        return self._arithmetic(divide, other, True)
