@@ -45,6 +45,8 @@ def double_of(value: object, name: str) -> tuple[F64, str | None]:
             raise InvalidArgument(f"{name} = {value!r} is not a finite ε", argument=name,
                                   value=value)
         with gmpy2.context(gmpy2.get_context(), precision=256):
+            # float ok: the double the library is handed (ln q at 256 bits, rounded once to
+            # nearest), read back exactly as an F64 and named in the notes
             d = F64(float(gmpy2.log(gmpy2.mpfr(eps.base))))
         return d, f"{name} = {value} is handed to the library as the double {d.hex} = {d}"
     try:

@@ -74,7 +74,8 @@ def _d_in(case: AuditCase) -> tuple[int, int, int]:
 
 
 def _claim(value: object, what: str) -> F64:
-    claimed = read_double(float(value))  # type: ignore[arg-type]  # the library's double
+    # float ok: the library's own double, read exactly by read_double
+    claimed = read_double(float(value))  # type: ignore[arg-type]
     if not isinstance(claimed, F64):
         raise InvalidArgument(f"the library returned {what} = {value!r}", argument="d_in")
     if claimed.exact < 0:

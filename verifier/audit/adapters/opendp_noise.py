@@ -34,12 +34,10 @@ from typing import Any
 
 from gmpy2 import mpq
 
-from verifier.audit.adapters import in_range
 from verifier.audit.adapters.opendp_args import (
     I32,
     U32,
     NegativeClaim,
-    bool_option,
     claim_epsilon,
     int_arg,
     opendp,
@@ -48,7 +46,7 @@ from verifier.audit.adapters.opendp_args import (
 )
 from verifier.audit.adapters.opendp_exp import geometric_alphas
 from verifier.audit.adapters.opendp_laws import ct_geometric
-from verifier.audit.adapters.opendp_noisy_max import given_input, noisy_max_answer, score_vectors
+from verifier.audit.adapters.opendp_noisy_max import given_input, noisy_max_answer, noisy_max_case
 from verifier.audit.adapters.opendp_threshold import threshold_answer
 from verifier.audit.case import AuditCase, AuditRow, Enclosure
 from verifier.audit.judge import ratio, read_double
@@ -239,28 +237,10 @@ def _show_gap(gap: mpq) -> str:
 def noisy_max_row(case: AuditCase) -> AuditRow:
     """``make_noisy_max`` / ``make_noisy_top_k`` with ``MaxDivergence``."""
     top_k = case.constructor == "make_noisy_top_k"
-    case.only(("scale", "negate", "monotonic") + (("k",) if top_k else ()), d_in=True,
-              inputs=True)
-    dp = opendp()
-    scale = scale_arg(case)
-    k = int_arg(case, "args.k", case.arg("k"), 1, U32[1]) if top_k else 1
-    negate, monotonic = bool_option(case, "negate"), bool_option(case, "monotonic")
-    universe, floats = score_vectors(case)
-    kind = float if floats else int
-    domain = dp.vector_domain(dp.atom_domain(T=kind, nan=False) if floats
-                              else dp.atom_domain(T=kind))
-    metric = dp.linf_distance(T=kind, monotonic=monotonic)
-    extra = {"k": k} if top_k else {}
-    meas = getattr(dp.m, case.constructor)(domain, metric, dp.max_divergence(),
-                                            scale=scale.double, negate=negate, **extra)
-    d = case.d_in
-    if d is None:
-        raise InvalidArgument(f"{case.constructor} needs d_in (the L∞ distance of the score "
-                              f"vectors)", argument="d_in")
-    d_in = in_range(d, "d_in", ge=0).exact if isinstance(d, F64) else \
-        mpq(int_arg(case, "d_in", d, 0, I32[1]))
-    claim, eps = claim_epsilon(meas.map(d.double if isinstance(d, F64) else int(d_in)))
-    signed = tuple(tuple(-v for v in x) for x in universe) if negate else universe
+    c = noisy_max_case(case, "max_divergence")
+    scale, k, negate, monotonic, signed, d_in = c.scale, c.k, c.negate, c.monotonic, \
+        c.signed, c.d_in
+    claim, eps = claim_epsilon(c.meas.map(c.d_arg))
     try:
         answer = noisy_max_answer(signed, 1 / scale.exact, k, d_in, monotonic, eps)
     except Undecided as exc:

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
 from math import factorial
+from typing import Any
 
 from gmpy2 import mpq
 
@@ -44,8 +45,9 @@ from verifier.core.epsilon import Epsilon
 from verifier.core.errors import BudgetExceeded, InvalidArgument, Undecided
 from verifier.core.expsum import ExpSum
 
-__all__ = ["pf_round", "top_k_law", "NoisyMaxAnswer", "noisy_max_answer", "linf_related",
-           "score_vectors", "given_input", "MAX_CANDIDATES", "MAX_OUTPUTS"]
+__all__ = ["NoisyMaxCase", "noisy_max_case", "pf_round", "top_k_law", "NoisyMaxAnswer",
+           "noisy_max_answer", "linf_related", "score_vectors", "given_input", "MAX_CANDIDATES",
+           "MAX_OUTPUTS"]
 
 MAX_CANDIDATES = 8
 MAX_OUTPUTS = 5_000  # ordered releases × input pairs
@@ -223,3 +225,60 @@ def given_input(case: AuditCase, scores: tuple[mpq, ...]) -> tuple:
         if tuple(v.exact if isinstance(v, F64) else mpq(v) for v in x) == scores:
             return tuple(x)
     raise AssertionError("a witness is one of the inputs")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class NoisyMaxCase:
+    """A ``make_noisy_max`` / ``make_noisy_top_k`` case read and built: the library's
+    measurement, its scale, ``k``, the options, the score vectors (negated when the library
+    negates them) and ``d_in`` (exact, and as the library takes it)."""
+
+    meas: Any
+    scale: F64
+    k: int
+    negate: bool
+    monotonic: bool
+    signed: tuple[tuple[mpq, ...], ...]
+    d_in: mpq
+    d_arg: float | int
+
+
+def noisy_max_case(case: AuditCase, measure: str, options: tuple[str, ...] = ()
+                   ) -> NoisyMaxCase:
+    """Read a noisy max / top-k case and build its measurement under ``measure`` (the name
+    of OpenDP's measure constructor, ``"max_divergence"`` or ``"zero_concentrated_divergence"``),
+    every key it reads validated first and named."""
+    from verifier.audit.adapters import in_range
+    from verifier.audit.adapters.opendp_args import (
+        I32,
+        U32,
+        bool_option,
+        int_arg,
+        opendp,
+        scale_arg,
+    )
+
+    top_k = case.constructor == "make_noisy_top_k"
+    case.only(("scale", "negate", "monotonic", *options) + (("k",) if top_k else ()),
+              d_in=True, inputs=True)
+    dp = opendp()
+    scale = scale_arg(case)
+    k = int_arg(case, "args.k", case.arg("k"), 1, U32[1]) if top_k else 1
+    negate, monotonic = bool_option(case, "negate"), bool_option(case, "monotonic")
+    universe, floats = score_vectors(case)
+    kind = float if floats else int
+    domain = dp.vector_domain(dp.atom_domain(T=kind, nan=False) if floats
+                              else dp.atom_domain(T=kind))
+    metric = dp.linf_distance(T=kind, monotonic=monotonic)
+    extra = {"k": k} if top_k else {}
+    meas = getattr(dp.m, case.constructor)(domain, metric, getattr(dp, measure)(),
+                                            scale=scale.double, negate=negate, **extra)
+    d = case.d_in
+    if d is None:
+        raise InvalidArgument(f"{case.constructor} needs d_in (the L∞ distance of the score "
+                              f"vectors)", argument="d_in")
+    d_in = in_range(d, "d_in", ge=0).exact if isinstance(d, F64) else \
+        mpq(int_arg(case, "d_in", d, 0, I32[1]))
+    signed = tuple(tuple(-v for v in x) for x in universe) if negate else universe
+    return NoisyMaxCase(meas, scale, k, negate, monotonic, signed, d_in,
+                        d.double if isinstance(d, F64) else int(d_in))

@@ -34,15 +34,8 @@ from math import factorial
 
 from gmpy2 import mpq
 
-from verifier.audit.adapters import in_range
 from verifier.audit.adapters.opendp_args import (
-    I32,
-    U32,
     NegativeClaim,
-    bool_option,
-    int_arg,
-    opendp,
-    scale_arg,
     verdict,
 )
 from verifier.audit.adapters.opendp_noisy_max import (
@@ -50,7 +43,7 @@ from verifier.audit.adapters.opendp_noisy_max import (
     MAX_OUTPUTS,
     given_input,
     linf_related,
-    score_vectors,
+    noisy_max_case,
 )
 from verifier.audit.case import AuditCase, AuditRow, Enclosure
 from verifier.audit.judge import ratio, read_double
@@ -231,28 +224,10 @@ def _chord_max(a: mpq, b: mpq, top_a: mpq, top_b: mpq, prec: int) -> mpq:
 
 def zcdp_row(case: AuditCase) -> AuditRow:
     """``make_noisy_max`` / ``make_noisy_top_k`` with ``ZeroConcentratedDivergence``."""
-    top_k = case.constructor == "make_noisy_top_k"
-    case.only(("scale", "negate", "monotonic", "output_measure") + (("k",) if top_k else ()),
-              d_in=True, inputs=True)
-    dp = opendp()
-    scale = scale_arg(case)
-    k = int_arg(case, "args.k", case.arg("k"), 1, U32[1]) if top_k else 1
-    negate, monotonic = bool_option(case, "negate"), bool_option(case, "monotonic")
-    universe, floats = score_vectors(case)
-    kind = float if floats else int
-    domain = dp.vector_domain(dp.atom_domain(T=kind, nan=False) if floats
-                              else dp.atom_domain(T=kind))
-    metric = dp.linf_distance(T=kind, monotonic=monotonic)
-    extra = {"k": k} if top_k else {}
-    meas = getattr(dp.m, case.constructor)(domain, metric, dp.zero_concentrated_divergence(),
-                                            scale=scale.double, negate=negate, **extra)
-    d = case.d_in
-    if d is None:
-        raise InvalidArgument(f"{case.constructor} needs d_in (the L∞ distance of the score "
-                              f"vectors)", argument="d_in")
-    d_in = in_range(d, "d_in", ge=0).exact if isinstance(d, F64) else \
-        mpq(int_arg(case, "d_in", d, 0, I32[1]))
-    value = meas.map(d.double if isinstance(d, F64) else int(d_in))
+    c = noisy_max_case(case, "zero_concentrated_divergence", ("output_measure",))
+    scale, k, negate, monotonic, signed, d_in = c.scale, c.k, c.negate, c.monotonic, \
+        c.signed, c.d_in
+    value = c.meas.map(c.d_arg)
     claimed = read_double(float(value))  # float ok: the library's ρ, read exactly
     if claimed == float("inf"):  # float ok: ρ = ∞ bounds every divergence: vacuous
         return AuditRow(case, Epsilon.INF, None, None, None, "sound", None, "exact", {},
@@ -261,12 +236,11 @@ def zcdp_row(case: AuditCase) -> AuditRow:
         raise InvalidArgument(f"the library returned ρ = {claimed!r}", argument="d_in")
     if claimed.exact < 0:
         raise NegativeClaim(claimed)
-    n = len(universe[0])
+    n = len(signed[0])
     if n > MAX_CANDIDATES or k > n:
         raise BudgetExceeded(f"{n} candidates and k = {k}: plrv enumerates at most "
                              f"{MAX_CANDIDATES} candidates and k ≤ their number",
                              argument="inputs", value=n)
-    signed = tuple(tuple(-v for v in x) for x in universe) if negate else universe
     pairs = [(x, y) for x in signed for y in signed if x != y
              and linf_related(x, y, d_in, monotonic)]
     if not pairs:

@@ -63,6 +63,7 @@ def _numbers(case: AuditCase, key: str, n: int, ints: bool) -> list[Any]:
         if ints:
             out.append(positive_count(v, f"args.{key}", 1))
         else:
+            # float ok: the double the library is handed, read back exactly as an F64
             d = v if isinstance(v, F64) else F64(float(positive_count(v, f"args.{key}", 1)))
             out.append(in_range(d, f"args.{key}", gt=0))
     return out
@@ -107,7 +108,7 @@ def _naive(case: AuditCase) -> AuditRow:
                    notes=notes) for kind, w, c in zip(kinds, weights, counts, strict=True)]
     quiet(acc.compute_budgets, notes=notes)
     eps = [F64(float(s.eps)) for s in specs]  # float ok: the library's doubles, read exactly
-    dlt = [F64(float(s.delta)) for s in specs]
+    dlt = [F64(float(s.delta)) for s in specs]  # float ok: as above
     sum_e = sum((c * e.exact for c, e in zip(counts, eps, strict=True)), mpq(0))
     sum_d = sum((c * d.exact for c, d in zip(counts, dlt, strict=True)), mpq(0))
     notes.append(f"pipeline_dp {version_of('pipeline-dp')}: NaiveBudgetAccountant; the budgets "
