@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from html import escape
 
 from gmpy2 import mpq
@@ -198,43 +196,15 @@ class Delta(reals.Operators):
         return certified_decimal(self.bounds, digits)
 
 
-class _RationalDelta(Delta):
+class _RationalDelta(reals.RationalValue, Delta):
     """A δ whose value is rational (``C = 0``): a :class:`numbers.Rational`, so
     ``Fraction(d)`` and ``mpq(d)`` are exact and ``Fraction`` compares with it exactly."""
 
     __slots__ = ()
 
     @property
-    def numerator(self) -> int:
-        return int(self.a.numerator)
-
-    @property
-    def denominator(self) -> int:
-        return int(self.a.denominator)
-
-    def __mpq__(self) -> mpq:
+    def _rational(self) -> mpq:
         return self.a
-
-    def as_integer_ratio(self) -> tuple[int, int]:
-        return self.numerator, self.denominator
-
-    def _fraction(self) -> Fraction:
-        return Fraction(self.numerator, self.denominator)
-
-    def __trunc__(self) -> int:
-        return math.trunc(self._fraction())
-
-    def __floor__(self) -> int:
-        return math.floor(self._fraction())
-
-    def __ceil__(self) -> int:
-        return math.ceil(self._fraction())
-
-    def __int__(self) -> int:
-        return math.trunc(self._fraction())
-
-    def __round__(self, ndigits: int | None = None) -> object:
-        return round(self._fraction()) if ndigits is None else round(self._fraction(), ndigits)
 
     def __pow__(self, exponent: int) -> mpq:
         if isinstance(exponent, bool) or not isinstance(exponent, int):

@@ -244,7 +244,7 @@ class Epsilon(reals.Operators):
         return self
 
 
-class _RationalEpsilon(Epsilon):
+class _RationalEpsilon(reals.RationalValue, Epsilon):
     """An ε that is a rational number (``nats``, or 0): a :class:`numbers.Rational`, so
     ``Fraction(eps)`` and ``mpq(eps)`` are exact."""
 
@@ -253,28 +253,6 @@ class _RationalEpsilon(Epsilon):
     @property
     def _rational(self) -> mpq:
         return self.nats if self.nats is not None else mpq(0)
-
-    @property
-    def numerator(self) -> int:
-        return int(self._rational.numerator)
-
-    @property
-    def denominator(self) -> int:
-        return int(self._rational.denominator)
-
-    def __mpq__(self) -> mpq:
-        return self._rational
-
-    def as_integer_ratio(self) -> tuple[int, int]:
-        return self.numerator, self.denominator
-
-    def __trunc__(self) -> int:
-        return self.numerator // self.denominator  # ε ≥ 0: truncation is the floor
-
-    __floor__ = __int__ = __trunc__
-
-    def __ceil__(self) -> int:
-        return -(-self.numerator // self.denominator)
 
 
 numbers.Rational.register(_RationalEpsilon)

@@ -44,8 +44,8 @@ from verifier.core.expsum import ExpSum
 from verifier.core.numbers import Rational, format_rational
 from verifier.core.numbers import sign as _sign
 
-__all__ = ["Form", "COMPARE_PRECISION", "Operators", "operand", "compare", "add", "subtract",
-           "multiply", "divide", "negate", "show"]
+__all__ = ["Form", "COMPARE_PRECISION", "Operators", "RationalValue", "operand", "compare",
+           "add", "subtract", "multiply", "divide", "negate", "show"]
 
 COMPARE_PRECISION = 1 << 14  # bits: where ln b against A − C·e^x gives up (undecidable)
 _MAX_POWER_BITS = 1 << 20  # x·ln(b) = ln(b^x) is built only while b^x has at most this size
@@ -339,3 +339,46 @@ class Operators:
 
     def __rtruediv__(self, other: object) -> object:
         return self._arithmetic(divide, other, True)
+
+
+class RationalValue:
+    """What :class:`numbers.Rational` asks of an ε or δ whose value is rational, one
+    definition for both: a class mixing this in gives ``_rational`` (its value, an ``mpq``)."""
+
+    __slots__ = ()
+
+    @property
+    def _rational(self) -> mpq:
+        raise NotImplementedError
+
+    @property
+    def numerator(self) -> int:
+        return int(self._rational.numerator)
+
+    @property
+    def denominator(self) -> int:
+        return int(self._rational.denominator)
+
+    def __mpq__(self) -> mpq:
+        return self._rational
+
+    def as_integer_ratio(self) -> tuple[int, int]:
+        return self.numerator, self.denominator
+
+    def _fraction(self) -> Fraction:
+        return Fraction(self.numerator, self.denominator)
+
+    def __trunc__(self) -> int:
+        return math.trunc(self._fraction())
+
+    def __floor__(self) -> int:
+        return math.floor(self._fraction())
+
+    def __ceil__(self) -> int:
+        return math.ceil(self._fraction())
+
+    def __int__(self) -> int:
+        return math.trunc(self._fraction())
+
+    def __round__(self, ndigits: int | None = None) -> object:
+        return round(self._fraction()) if ndigits is None else round(self._fraction(), ndigits)
